@@ -1,0 +1,44 @@
+# kernbench — the README's two set-up commands are `make quickstart` and `make test`.
+PYTHON ?= python
+JOBS ?= 2
+# Local dataset mirror used by tests and reproduction targets (CI has ../shared/datasets beside the clone).
+KERNBENCH_MIRROR ?= $(abspath ../shared/datasets)
+export KERNBENCH_MIRROR
+STAMP := .install.stamp
+
+.PHONY: install test test-slow lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens faults
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m pip install -e ".[dev]"
+	@touch $(STAMP)
+
+install: ## install kernbench with its dev extras (editable)
+	$(PYTHON) -m pip install -e ".[dev]"
+	@touch $(STAMP)
+
+test: $(STAMP) ## the test suite (fast: slow tests and benchmarks excluded)
+	$(PYTHON) -m pytest -q -n $(JOBS) -m "not slow" tests
+
+test-slow: $(STAMP)
+	$(PYTHON) -m pytest -q -n $(JOBS) -m slow tests
+
+lint: $(STAMP)
+	$(PYTHON) -m ruff check kernbench tests benchmarks
+	$(PYTHON) -m ruff format --check kernbench tests benchmarks
+
+format: $(STAMP)
+	$(PYTHON) -m ruff format kernbench tests benchmarks
+	$(PYTHON) -m ruff check --fix kernbench tests benchmarks
+
+quickstart: $(STAMP) ## run the quickstart experiment on embedded data and print its table
+	kernbench run experiments/quickstart.yaml --jobs $(JOBS)
+	kernbench table results/quickstart
+
+bench: $(STAMP)
+	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PYTHON) $$f || exit 1; done
+
+reproduce: reproduce-lin-li reproduce-cgens
+
+clean:
+	rm -rf .pytest_cache .ruff_cache build dist *.egg-info $(STAMP)
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
