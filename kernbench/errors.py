@@ -1,0 +1,42 @@
+"""Errors meant for people. Each maps to CLI exit code 2 (usage, spec or data problem)."""
+
+from __future__ import annotations
+
+
+class KernbenchError(Exception):
+    """Base class: a problem the user can fix; the CLI prints the message without a traceback."""
+
+
+class SpecError(KernbenchError):
+    """A malformed experiment spec.
+
+    The message names the file, the key path (``methods.CGENS.grid.C[2]``), the bad value and what
+    was expected.
+    """
+
+    def __init__(self, file: str, path: str, message: str) -> None:
+        self.file = file
+        self.path = path
+        self.detail = message
+        where = f"{file}: {path}" if path else file
+        super().__init__(f"{where}: {message}")
+
+
+class DataError(KernbenchError):
+    """A dataset that cannot be obtained, parsed or verified."""
+
+
+class ChecksumError(DataError):
+    """A file whose sha256 differs from the catalogue's."""
+
+    def __init__(self, path: str, expected: str, actual: str) -> None:
+        self.path = path
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"checksum mismatch for {path}\n  expected sha256: {expected}\n  actual sha256:   {actual}"
+        )
+
+
+class StoreError(KernbenchError):
+    """The results store cannot be opened or is held by another run."""

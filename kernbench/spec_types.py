@@ -1,0 +1,112 @@
+"""Typed, validated experiment spec objects (built by :mod:`kernbench.spec`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Realisations = Literal["predefined", "random"]
+Fallback = Literal["random", "fewer"]
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How a dataset is split into realisations and how hyper-parameters are selected.
+
+    Attributes
+    ----------
+    realisations : "predefined" | "random"
+        ``predefined`` uses the source's own train/test realisations (IDA splits, fixed train/test
+        files); ``random`` draws seeded random partitions. Generated datasets (twonorm, ...) draw a
+        fresh sample per realisation either way.
+    n_realisations : int
+        Number of realisations (runs) per dataset.
+    train_size, test_size : int or float or None
+        Sizes of the random split: an int is a count, a float in (0, 1) a fraction. ``test_size`` None
+        means "the rest". With ``predefined`` they size the substitute splits of datasets without
+        predefined realisations (``fallback: random``).
+    stratify : bool
+        Stratify random splits and CV folds by class.
+    seed : int
+        Experiment seed; every split, fold and learner seed derives from it.
+    cv_folds : int
+        Folds of the inner cross-validation on the training part (grid search); 1 disables CV.
+    preprocess : None | "standardize" | "minmax"
+        Feature scaling fitted on the training part only; ``minmax_range`` is its target interval.
+    fallback : "random" | "fewer"
+        With ``predefined``: what to do for realisations the source does not have. ``random`` draws
+        seeded random splits with the source's train/test sizes (flagged ``synthetic_split``);
+        ``fewer`` runs only the realisations that exist.
+    per_class : int or None
+        Class-balanced subsampling of the training part (``1000 per class``).
+    timeout_s : float or None
+        Per-cell wall-clock limit; a cell over it is recorded with status ``timeout``.
+    """
+
+    realisations: Realisations = "random"
+    n_realisations: int = 10
+    train_size: float | int | None = None
+    test_size: float | int | None = None
+    stratify: bool = True
+    seed: int = 0
+    cv_folds: int = 5
+    preprocess: str | None = None
+    minmax_range: tuple[float, float] = (-1.0, 1.0)
+    fallback: Fallback = "random"
+    per_class: int | None = None
+    timeout_s: float | None = None
+
+    def identity(self) -> dict[str, Any]:
+        """Everything in the protocol that changes a cell's result (timeouts do not)."""
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "timeout_s"}
+        d["minmax_range"] = list(self.minmax_range)
+        return d
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One dataset of the experiment, by catalogue name, with options (``label_noise``, ``n_train``...).
+
+    ``label`` is the row name in tables (defaults to ``name``; twonorm with ``label_noise`` might be
+    labelled ``twonorm-n``).
+    """
+
+    name: str
+    label: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One table column: a registered estimator with fixed ``params`` and a ``grid`` to search."""
+
+    label: str
+    estimator: str
+    params: dict[str, Any] = field(default_factory=dict)
+    grid: dict[str, list[Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """How ``kernbench table`` renders the experiment."""
+
+    value: str = "test_error"
+    spread: Literal["std", "stderr"] = "std"
+    format: Literal["md", "latex", "csv"] = "md"
+    reference: str | None = None
+    reference_methods: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reference_datasets: dict[str, str] = field(default_factory=dict)
+    significance: float = 0.05
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A validated experiment spec."""
+
+    name: str
+    title: str
+    path: str
+    datasets: tuple[DatasetSpec, ...]
+    methods: tuple[MethodSpec, ...]
+    protocol: Protocol
+    table: TableSpec
