@@ -1,0 +1,326 @@
+"""Decision stumps and the exhaustive weighted-score oracle over them (METHODS.md §0.1).
+
+A stump is h_{d,t,s}(x) = s · sign(x_d − t) with sign(0) = +1 (Lin & Li Sec. IV). On a training
+set ``X`` (m × D), :class:`StumpSpace` sorts every feature ONCE and keeps the sort order; each
+oracle call is then O(m·D) array work: gather the signed weights g in sorted order, take prefix
+sums, and read the score of every candidate threshold at once,
+
+    score(d, t) = Σ_i g_i sign(x_id − t) = G − 2·G_<(t),
+    G = Σ_i g_i,   G_<(t) = Σ_{x_id < t} g_i.
+
+Candidates, in the fixed order that also breaks ties (first wins):
+
+0. with ``include_constant=True`` only: the constant column +1 (threshold −∞; the stump is
+   constant on every input: the bias of bias-free models such as AdaBoost and LPBoost);
+1. for each feature d = 0..D−1, for each pair of consecutive distinct sorted values
+   v_r < v_{r+1}, the canonical midpoint threshold (v_r + v_{r+1})/2, in increasing order.
+
+Each candidate is offered with both polarities s = ±1, so the set is negation-complete: the signed
+maximum (``absolute=False``) and the maximum modulus (``absolute=True``, CGENS criterion (8)) select
+the same candidate, and the returned stump always has a non-negative score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernbench.weak.base import ColumnSet, Pick
+
+#: scores within this fraction of Σ|g| of the maximum count as tied (prefix sums taken in different
+#: orders differ by rounding); ties go to the first candidate in the order above
+TIE_RTOL = 1e-11
+
+
+@dataclass(frozen=True)
+class Stump:
+    """The decision stump h(x) = sign · sign(x[feature] − threshold), with sign(0) = +1.
+
+    Attributes
+    ----------
+    feature : int
+        Index d of the input coordinate.
+    threshold : float
+        Threshold t; ``-inf`` gives the constant stump h ≡ sign.
+    sign : int
+        Polarity s ∈ {−1, +1}.
+    """
+
+    feature: int
+    threshold: float
+    sign: int
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Evaluate the stump: array of shape (n,) with values ±1.0."""
+        X = np.asarray(X, dtype=np.float64)
+        return np.where(X[:, self.feature] >= self.threshold, 1.0, -1.0) * self.sign
+
+    def negated(self) -> Stump:
+        """The stump −h (same feature and threshold, opposite polarity)."""
+        return Stump(self.feature, self.threshold, -self.sign)
+
+
+def predict_stumps(
+    X: np.ndarray, features: np.ndarray, thresholds: np.ndarray, signs: np.ndarray
+) -> np.ndarray:
+    """Evaluate many stumps at once.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+    features, thresholds, signs : array-like of shape (J,)
+        The stumps' features, thresholds and polarities.
+
+    Returns
+    -------
+    ndarray of shape (n, J)
+        Entry (i, j) is signs[j] · sign(X[i, features[j]] − thresholds[j]) with sign(0) = +1.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    features = np.asarray(features, dtype=np.intp)
+    thresholds = np.asarray(thresholds, dtype=np.float64)
+    signs = np.asarray(signs, dtype=np.float64)
+    return np.where(X[:, features] >= thresholds, 1.0, -1.0) * signs
+
+
+def stump_arrays(stumps: Sequence[Stump]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (features, thresholds, signs) arrays of a list of stumps, for :func:`predict_stumps`."""
+    features = np.fromiter((s.feature for s in stumps), dtype=np.intp, count=len(stumps))
+    thresholds = np.fromiter((s.threshold for s in stumps), dtype=np.float64, count=len(stumps))
+    signs = np.fromiter((s.sign for s in stumps), dtype=np.float64, count=len(stumps))
+    return features, thresholds, signs
+
+
+class StumpSpace:
+    """All decision stumps on a training set, with an exhaustive O(m·D) weighted-score oracle.
+
+    Parameters
+    ----------
+    X : array-like of shape (m, D)
+        Training inputs (finite values). Each feature is argsorted once here.
+    include_constant : bool
+        Offer the constant column (both polarities). True for bias-free models (AdaBoost, LPBoost),
+        False for models with a bias (CGENS, CG-Boost).
+
+    Attributes
+    ----------
+    n_candidates : int
+        Number of candidates (each offered with both polarities).
+    candidate_features, candidate_thresholds : ndarray of shape (n_candidates,)
+        Feature and threshold of every candidate, in tie-breaking order (constant: feature 0, −∞).
+    """
+
+    def __init__(self, X: np.ndarray, *, include_constant: bool) -> None:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError(f"StumpSpace needs a non-empty 2-D array, got shape {X.shape}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("StumpSpace needs finite inputs (found NaN or inf)")
+        self.X = X
+        self.include_constant = bool(include_constant)
+        m, D = X.shape
+        self._order = np.argsort(X.T, axis=1, kind="stable")  # (D, m): the one presort
+        v = np.take_along_axis(X.T, self._order, axis=1)  # sorted values per feature
+        lo, hi = v[:, :-1], v[:, 1:]
+        valid = hi > lo  # a cut between distinct consecutive values
+        mid = 0.5 * lo + 0.5 * hi
+        mid = np.where(mid > lo, mid, hi)  # adjacent floats: use v_{r+1} so sign(x - t) stays right
+        self._split_flat = np.flatnonzero(valid.ravel())  # into the (D, m-1) grid, feature-major
+        self._n_const = 1 if self.include_constant else 0
+        split_feat, split_pos = np.divmod(self._split_flat, max(m - 1, 1))
+        self._split_pos = split_pos
+        self.candidate_features = np.concatenate(
+            [np.zeros(self._n_const, dtype=np.intp), split_feat.astype(np.intp)]
+        )
+        self.candidate_thresholds = np.concatenate(
+            [np.full(self._n_const, -np.inf), mid.ravel()[self._split_flat]]
+        )
+        self.n_candidates = int(self.candidate_features.size)
+
+    # ------------------------------------------------------------------ scores
+    def scores(self, g: np.ndarray) -> np.ndarray:
+        """Scores Σ_i g_i h(x_i) of every candidate with polarity +1.
+
+        Parameters
+        ----------
+        g : ndarray of shape (m,) or (m, K)
+            Signed sample weights; with K columns, K independent score vectors share one gather.
+
+        Returns
+        -------
+        ndarray of shape (n_candidates,) or (n_candidates, K)
+            In candidate order; the polarity −1 score is the negation.
+        """
+        g = np.asarray(g, dtype=np.float64)
+        m, D = self.X.shape
+        if g.shape[0] != m or g.ndim not in (1, 2):
+            raise ValueError(f"g must have shape ({m},) or ({m}, K), got {g.shape}")
+        G = g.sum(axis=0)
+        gs = g[self._order]  # (D, m[, K]) weights in sorted order
+        prefix = np.cumsum(gs[:, :-1], axis=1)  # G_<(t) for the cut after sorted position r
+        split = G - 2.0 * prefix  # score = G − 2 G_<(t)   (§0.1)
+        split = split.reshape((D * (m - 1),) + g.shape[1:])[self._split_flat]
+        if self._n_const:
+            return np.concatenate([np.broadcast_to(G, (1,) + g.shape[1:]), split], axis=0)
+        return split
+
+    # ------------------------------------------------------------------ candidates
+    def stump(self, index: int, sign: int = 1) -> Stump:
+        """The candidate ``index`` as a :class:`Stump` with polarity ``sign``."""
+        return Stump(
+            int(self.candidate_features[index]), float(self.candidate_thresholds[index]), int(sign)
+        )
+
+    def column(self, index: int) -> np.ndarray:
+        """Training column (±1.0, shape (m,)) of candidate ``index`` with polarity +1."""
+        m = self.X.shape[0]
+        col = np.ones(m)
+        if index >= self._n_const:
+            j = index - self._n_const
+            d = self.candidate_features[index]
+            col[self._order[d, : self._split_pos[j] + 1]] = -1.0  # points below the threshold
+        return col
+
+    # ------------------------------------------------------------------ oracle
+    def best(
+        self,
+        g: np.ndarray,
+        *,
+        absolute: bool = False,
+        exclude: ColumnSet | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> Pick:
+        """The stump maximising Σ_i g_i h(x_i) over all candidates and both polarities.
+
+        Parameters
+        ----------
+        g : ndarray of shape (m,)
+            Signed sample weights (AdaBoost: d∘y; LPBoost and CGENS: α∘y).
+        absolute : bool
+            Maximise |score| and negate the stump when its score is negative (CGENS (8)). The stump
+            set is negation-complete, so this selects the same stump as the signed maximum.
+        exclude : ColumnSet, optional
+            Columns (up to sign) that may not be returned.
+        rng : ignored
+            The search is exhaustive and deterministic.
+
+        Returns
+        -------
+        Pick
+            The stump (score ≥ 0), its training column and its score. Ties go to the first
+            candidate (constant, then lowest feature, then lowest threshold).
+        """
+        del absolute, rng  # negation-complete and exhaustive: see the docstring
+        s = self.scores(g)
+        return self._pick(s, np.asarray(g, dtype=np.float64), exclude)
+
+    def best_many(
+        self,
+        G: np.ndarray,
+        *,
+        absolute: bool = False,
+        exclude: ColumnSet | Sequence[ColumnSet | None] | None = None,
+    ) -> list[Pick]:
+        """One :meth:`best` search per column of ``G`` (shape (m, K)), sharing the gather and sums.
+
+        ``exclude`` is one ColumnSet for every column, or a sequence of K (or None).
+        """
+        del absolute
+        G = np.asarray(G, dtype=np.float64)
+        if G.ndim != 2:
+            raise ValueError(f"G must have shape (m, K), got {G.shape}")
+        S = self.scores(G)
+        K = G.shape[1]
+        if exclude is None or isinstance(exclude, ColumnSet):
+            excl: Sequence[ColumnSet | None] = [exclude] * K
+        else:
+            excl = list(exclude)
+            if len(excl) != K:
+                raise ValueError(f"exclude has {len(excl)} entries for {K} columns of G")
+        return [self._pick(S[:, k], G[:, k], excl[k]) for k in range(K)]
+
+    def _pick(self, s: np.ndarray, g: np.ndarray, exclude: ColumnSet | None) -> Pick:
+        if s.size == 0:
+            raise ValueError(
+                "no stump candidates: every feature is constant and include_constant=False"
+            )
+        a = np.abs(s)
+        tol = TIE_RTOL * float(np.abs(g).sum())
+        if exclude is None or len(exclude) == 0:
+            index = int(np.flatnonzero(a >= a.max() - tol)[0])
+        else:
+            index = self._first_not_excluded(a, tol, exclude)
+        sign = 1 if s[index] >= 0 else -1
+        column = sign * self.column(index)
+        return Pick(self.stump(index, sign), column, float(column @ g))
+
+    def _first_not_excluded(self, a: np.ndarray, tol: float, exclude: ColumnSet) -> int:
+        """The best candidate whose column (up to sign) is not in ``exclude``.
+
+        Candidates are taken in decreasing score order, a few at a time, so the full column matrix
+        is never built.
+        """
+        n = a.size
+        k = min(n, len(exclude) + 8)
+        checked: set[int] = set()
+        while True:
+            top = np.argpartition(-a, k - 1)[:k] if k < n else np.arange(n)
+            top = top[np.lexsort((top, -a[top]))]  # decreasing score, then candidate order
+            for index in top:
+                if int(index) in checked:
+                    continue
+                checked.add(int(index))
+                if self.column(int(index)) not in exclude:
+                    best = a[index]
+                    # among near-ties of the best admissible score, the first admissible candidate
+                    for j in np.flatnonzero(a >= best - tol):
+                        if self.column(int(j)) not in exclude:
+                            return int(j)
+            if k == n:
+                raise ValueError("every stump candidate is excluded")
+            k = min(n, 4 * k)
+
+    # ------------------------------------------------------------------ canonical set
+    def full_matrix(
+        self, *, canonical: bool = True, with_constant: bool = False
+    ) -> tuple[np.ndarray, list[Stump]]:
+        """The explicit stump matrix on the training set (for invariant tests on small data).
+
+        Parameters
+        ----------
+        canonical : bool
+            True: the canonical stump set H_full of METHODS §0.1 — distinct ±1 columns,
+            sign-canonicalised (first entry +1), duplicates across features merged (first kept),
+            constant columns removed. False: every candidate with polarity +1, in candidate order.
+        with_constant : bool
+            Canonical only: append the constant column +1 (the bias of bias-free models).
+
+        Returns
+        -------
+        H : ndarray of shape (m, J)
+        stumps : list of J Stump
+            ``stumps[j].predict(X) == H[:, j]``.
+        """
+        cols = [self.column(i) for i in range(self.n_candidates)]
+        stumps = [self.stump(i) for i in range(self.n_candidates)]
+        if canonical:
+            seen: set[bytes] = set()
+            keep_cols, keep_stumps = [], []
+            for col, st in zip(cols, stumps):
+                if np.all(col == col[0]):
+                    continue
+                if col[0] < 0:
+                    col, st = -col, st.negated()
+                key = col.tobytes()
+                if key not in seen:
+                    seen.add(key)
+                    keep_cols.append(col)
+                    keep_stumps.append(st)
+            if with_constant:
+                keep_cols.append(np.ones(self.X.shape[0]))
+                keep_stumps.append(Stump(0, -np.inf, 1))
+            cols, stumps = keep_cols, keep_stumps
+        H = np.column_stack(cols) if cols else np.empty((self.X.shape[0], 0))
+        return H, stumps
