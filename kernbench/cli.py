@@ -1,0 +1,311 @@
+"""The ``kernbench`` command line: thin verbs that parse arguments and call the library.
+
+Exit codes: 0 all good; 1 some cells failed; 2 usage, spec or data error (message on stderr, no
+traceback unless ``--debug``); 3 internal error.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from kernbench.errors import KernbenchError
+
+app = typer.Typer(
+    name="kernbench",
+    help="Reproducible comparisons of kernel machines and boosting ensembles.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+_STATE = {"debug": False}
+
+EXIT_OK, EXIT_CELLS_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Library errors -> a one-line message and exit code 2 (tracebacks only with --debug)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except KernbenchError as exc:
+            if _STATE["debug"]:
+                raise
+            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+            raise typer.Exit(EXIT_USAGE) from None
+        except KeyboardInterrupt:
+            err.print("interrupted; finished cells are saved (rerun to resume)")
+            raise typer.Exit(130) from None
+        except Exception as exc:
+            if _STATE["debug"]:
+                raise
+            err.print(
+                f"[bold red]internal error:[/] {type(exc).__name__}: {exc}\n"
+                "rerun with --debug for the traceback",
+                highlight=False,
+            )
+            raise typer.Exit(EXIT_INTERNAL) from None
+
+    return wrapper
+
+
+@app.callback()
+def _main(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+) -> None:
+    """kernbench: run experiment specs, tabulate and plot results."""
+    _STATE["debug"] = debug
+
+
+# -- run -----------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def run(
+    spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML).")],
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Results directory [default: results/<name>].")
+    ] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel cells (-1: all cores).")] = -1,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Recompute finished cells too.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan and cell statuses; compute nothing.")
+    ] = False,
+    realisations: Annotated[
+        int | None,
+        typer.Option("--realisations", min=1, help="Cap the number of realisations per dataset."),
+    ] = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--only", help="Filter cells: dataset=NAME, method=LABEL, realisation=K."),
+    ] = None,
+) -> None:
+    """Run an experiment: every (dataset, realisation, method) cell not already finished.
+
+    Example: kernbench run experiments/quickstart.yaml --jobs 2 --only dataset=iris
+    """
+    from kernbench.runner.execute import cell_statuses, default_out_dir, run_experiment
+    from kernbench.runner.plan import parse_only, plan_cells
+    from kernbench.spec import load_spec
+
+    try:
+        only_map = parse_only(only or [])
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--only") from None
+    s = load_spec(spec)
+    target = out_dir if out_dir is not None else default_out_dir(s)
+    if dry_run:
+        cells = plan_cells(s, realisations=realisations, only=only_map)
+        statuses = cell_statuses(s, target, cells)
+        _print_plan(s, cells, statuses, target, fresh)
+        return
+    summary = _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, only_map)
+    counts = ", ".join(f"{n} {k}" for k, n in sorted(summary.counts.items())) or "nothing to do"
+    err.print(
+        f"{s.name}: {summary.planned} cells planned, {summary.skipped_done} already finished; "
+        f"this run: {counts} in {summary.seconds:.1f} s -> {summary.out_dir}",
+        highlight=False,
+    )
+    if summary.failed:
+        err.print(f"[bold red]{len(summary.failed)} cell(s) did not finish:[/]")
+        for dataset, r, method, message in summary.failed[:20]:
+            err.print(f"  {dataset} / r={r} / {method}: {message}", highlight=False, markup=False)
+        if len(summary.failed) > 20:
+            more = len(summary.failed) - 20
+            err.print(f"  ... and {more} more (see {summary.out_dir}/cells.csv)")
+        err.print("rerun the same command to retry them")
+        raise typer.Exit(EXIT_CELLS_FAILED)
+
+
+def _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, only_map):
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    tally = {"done": 0, "failed": 0}
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("done {task.fields[done]} · failed {task.fields[failed]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=err,
+        transient=False,
+        disable=not err.is_terminal and not _progress_forced(),
+    ) as progress:
+        task = progress.add_task(s.name, total=None, done=0, failed=0)
+
+        def on_start(n: int) -> None:
+            progress.update(task, total=n)
+
+        def on_cell(rec) -> None:
+            key = "done" if rec.status in ("done", "skipped") else "failed"
+            tally[key] += 1
+            progress.update(task, advance=1, **tally)
+
+        return run_experiment(
+            s,
+            out_dir=target,
+            jobs=jobs,
+            fresh=fresh,
+            realisations=realisations,
+            only=only_map,
+            on_cell=on_cell,
+            on_start=on_start,
+        )
+
+
+def _progress_forced() -> bool:
+    import os
+
+    return os.environ.get("KERNBENCH_PROGRESS") == "1"
+
+
+def _print_plan(s, cells, statuses, target: Path, fresh: bool) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{s.name}: {len(cells)} cells -> {target}", show_lines=False)
+    for col in ("dataset", "realisation", "method", "estimator", "status", "action", "cell"):
+        table.add_column(col)
+    for c in cells:
+        st = statuses[c.cell_id]
+        action = "run" if fresh or st not in ("done", "skipped") else "skip"
+        table.add_row(
+            c.dataset.label, str(c.realisation), c.method.label, c.method.estimator, st, action,
+            c.cell_id[:12],
+        )
+    out.print(table)
+    counts: dict[str, int] = {}
+    for st in statuses.values():
+        counts[st] = counts.get(st, 0) + 1
+    out.print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+
+
+# -- validate ------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def validate(spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML).")]) -> None:
+    """Check a spec without running anything.
+
+    Example: kernbench validate experiments/uci_stumps.yaml
+    """
+    from kernbench.runner.plan import plan_cells
+    from kernbench.spec import load_spec
+
+    s = load_spec(spec)
+    cells = plan_cells(s)
+    out.print(
+        f"{spec}: ok — {len(s.datasets)} datasets × {s.protocol.n_realisations} realisations × "
+        f"{len(s.methods)} methods = {len(cells)} cells",
+        highlight=False,
+    )
+
+
+# -- table ---------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def table(
+    path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
+    fmt: Annotated[str, typer.Option("--format", help="md | latex | csv")] = "md",
+    reference: Annotated[
+        bool, typer.Option("--reference/--no-reference", help="Published numbers beside ours.")
+    ] = True,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write to FILE too.")] = None,
+) -> None:
+    """Print paper-style tables (mean ± spread, best in bold, average ranks, published values).
+
+    Example: kernbench table results/quickstart --format latex
+    """
+    from kernbench.report import build_table, render_table, write_table_md
+    from kernbench.store import find_stores
+
+    if fmt not in ("md", "latex", "csv"):
+        raise typer.BadParameter(f"expected md, latex or csv, got {fmt!r}", param_hint="--format")
+    stores = find_stores(path)
+    if not stores:
+        raise KernbenchError(f"no results store at or below {path} (run `kernbench run SPEC`)")
+    texts = []
+    for directory in stores:
+        tab = build_table(directory, reference=reference)
+        text = render_table(tab, fmt=fmt)
+        if fmt == "md":
+            write_table_md(directory, text)
+        texts.append(text)
+    joined = "\n\n".join(texts)
+    typer.echo(joined)
+    if out_file is not None:
+        out_file.write_text(joined + "\n", encoding="utf-8")
+
+
+# -- plot ----------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def plot(
+    path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
+    kind: Annotated[str, typer.Option("--kind", help="trace")] = "trace",
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Directory for the PNGs.")] = None,
+) -> None:
+    """Draw figures from a results store (PNG).
+
+    Example: kernbench plot results/quickstart --kind trace --out figures/
+    """
+    from kernbench.report import plot_traces
+    from kernbench.store import find_stores
+
+    if kind != "trace":
+        raise typer.BadParameter(f"unknown kind {kind!r} (available: trace)", param_hint="--kind")
+    stores = find_stores(path)
+    if not stores:
+        raise KernbenchError(f"no results store at or below {path} (run `kernbench run SPEC`)")
+    for directory in stores:
+        target = out_dir if out_dir is not None else directory / "figures"
+        for png in plot_traces(directory, target, kind=kind):
+            out.print(str(png), highlight=False)
+
+
+# -- methods -------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def methods() -> None:
+    """List registered methods: name, class and parameters with defaults.
+
+    Example: kernbench methods
+    """
+    from kernbench.methods import default_params, registry
+
+    for name, cls in registry().items():
+        params = ", ".join(f"{k}={v!r}" for k, v in default_params(cls).items())
+        typer.echo(f"{name:<14} {cls.__name__:<14} {params}")
+
+
+def _mount_data() -> None:
+    try:
+        from kernbench.datasets.cli import data_app
+    except ImportError:  # datasets CLI not installed in this build
+        return
+    app.add_typer(data_app, name="data", help="Datasets: list, info, fetch, verify.")
+
+
+_mount_data()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,125 @@
+"""Spec -> cells. A cell is (dataset, realisation, method) with a stable identity hash."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import kernbench
+from kernbench.seeds import derive_seed
+from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec
+from kernbench.store import dumps
+
+#: the cell filters ``--only KEY=VALUE`` accepts
+ONLY_KEYS = ("dataset", "method", "realisation")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One unit of work and everything that determines its result."""
+
+    cell_id: str
+    dataset: DatasetSpec
+    realisation: int
+    method: MethodSpec
+    protocol: Protocol
+    cv_seed: int
+    learner_seed: int
+    fingerprint: str
+
+    @property
+    def key(self) -> tuple[str, int, str]:
+        return (self.dataset.label, self.realisation, self.method.label)
+
+
+def cell_identity(
+    dataset: DatasetSpec,
+    realisation: int,
+    method: MethodSpec,
+    protocol: Protocol,
+    fingerprint: str,
+    version: str | None = None,
+) -> str:
+    """sha256 over everything that changes a cell's result (SHA hex, 64 characters)."""
+    payload = {
+        "dataset": {"name": dataset.name, "label": dataset.label, "options": dataset.options},
+        "fingerprint": fingerprint,
+        "realisation": realisation,
+        "method": {
+            "label": method.label,
+            "estimator": method.estimator,
+            "params": method.params,
+            "grid": method.grid,
+        },
+        "protocol": protocol.identity(),
+        "version": version if version is not None else kernbench.__version__,
+    }
+    return hashlib.sha256(dumps(payload).encode()).hexdigest()
+
+
+def plan_cells(
+    spec: Spec,
+    *,
+    realisations: int | None = None,
+    only: Mapping[str, Sequence[str]] | None = None,
+    fingerprint: Callable[[str, dict], str] | None = None,
+) -> list[Cell]:
+    """Expand a spec into cells, dataset-major (all methods of one realisation together).
+
+    Parameters
+    ----------
+    spec : Spec
+    realisations : int, optional
+        Cap on the number of realisations per dataset (``--realisations``).
+    only : mapping, optional
+        ``{"dataset": [...], "method": [...], "realisation": [...]}`` filters (``--only``); dataset
+        and method match labels; realisation is 0-based.
+    fingerprint : callable, optional
+        ``(name, options) -> str``; defaults to :func:`kernbench.datasets.dataset_fingerprint`.
+    """
+    if fingerprint is None:
+        from kernbench.datasets import dataset_fingerprint as fingerprint
+    only = {k: [str(v) for v in vs] for k, vs in (only or {}).items() if vs}
+    n_real = spec.protocol.n_realisations
+    if realisations is not None:
+        n_real = min(n_real, realisations)
+    seed = spec.protocol.seed
+    cells: list[Cell] = []
+    for ds in spec.datasets:
+        if "dataset" in only and ds.label not in only["dataset"]:
+            continue
+        fp = fingerprint(ds.name, ds.options)
+        for r in range(n_real):
+            if "realisation" in only and str(r) not in only["realisation"]:
+                continue
+            for m in spec.methods:
+                if "method" in only and m.label not in only["method"]:
+                    continue
+                cells.append(
+                    Cell(
+                        cell_id=cell_identity(ds, r, m, spec.protocol, fp),
+                        dataset=ds,
+                        realisation=r,
+                        method=m,
+                        protocol=spec.protocol,
+                        cv_seed=derive_seed(seed, ds.label, r, "cv"),
+                        learner_seed=derive_seed(seed, ds.label, r, m.label),
+                        fingerprint=fp,
+                    )
+                )
+    return cells
+
+
+def parse_only(items: Sequence[str]) -> dict[str, list[str]]:
+    """Parse ``--only KEY=VALUE`` options; raises ``ValueError`` with the accepted keys."""
+    out: dict[str, list[str]] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not value.strip():
+            raise ValueError(f"--only expects KEY=VALUE, got {item!r}")
+        if key not in ONLY_KEYS:
+            raise ValueError(f"--only key {key!r} unknown (expected one of {', '.join(ONLY_KEYS)})")
+        out.setdefault(key, []).append(value.strip())
+    return out

@@ -1,0 +1,267 @@
+"""Hyper-parameter selection by inner k-fold CV on the training part, then refit and test.
+
+Two savings make a grid cheap without knowing any method's internals:
+
+* an estimator with :class:`~kernbench.methods.base.IterativeMixin` is fitted ONCE per fold and
+  per setting of the other parameters, with the largest value of its ``path_param``; every smaller
+  value is scored from ``staged_decision_function`` along that one path;
+* an estimator with :class:`~kernbench.methods.base.PrecomputedKernelMixin` gets its base matrix
+  computed ONCE over the realisation's training and test rows; every grid point and fold slices it.
+
+Ties in CV error go to the simpler model: smaller values of the grid parameters, in grid order with
+the path parameter first (PROTOCOLS.md §0).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from numbers import Real
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.model_selection import KFold, StratifiedKFold
+
+from kernbench.methods.base import IterativeMixin, PrecomputedKernelMixin
+
+
+@dataclass
+class Outcome:
+    """Result of selecting, refitting and testing one method on one realisation."""
+
+    params: dict[str, Any]
+    test_error: float
+    train_error: float
+    cv: list[dict[str, Any]] = field(default_factory=list)
+    fit_time_s: float = 0.0
+    predict_time_s: float = 0.0
+    select_time_s: float = 0.0
+    model_size: int | None = None
+    trace: dict[str, list[Any]] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _grid_points(grid: dict[str, list[Any]], skip: str | None) -> list[dict[str, Any]]:
+    names = [n for n in grid if n != skip]
+    combos = itertools.product(*(grid[n] for n in names))
+    return [dict(zip(names, combo, strict=True)) for combo in combos]
+
+
+def _simplicity_key(point: dict[str, Any], grid: dict[str, list[Any]], path: str | None):
+    """Smaller parameter values first (path parameter first), grid order for non-numbers."""
+    order = ([path] if path in point else []) + [n for n in grid if n != path]
+    key = []
+    for name in order:
+        value = point[name]
+        if isinstance(value, Real) and not isinstance(value, bool):
+            key.append((0, float(value)))
+        else:
+            key.append((1, float(grid[name].index(value))))
+    return tuple(key)
+
+
+class _Data:
+    """Training/test arrays plus an optional shared base kernel matrix over train ∪ test."""
+
+    def __init__(self, est: Any, X_train: np.ndarray, X_test: np.ndarray) -> None:
+        self.X_train = X_train
+        self.X_test = X_test
+        self.m = X_train.shape[0]
+        self.kernel = isinstance(est, PrecomputedKernelMixin)
+        self.base = None
+        self._gram_cache: dict[tuple, np.ndarray] = {}
+        if self.kernel:
+            X_all = np.vstack([X_train, X_test]) if X_test.shape[0] else X_train
+            self.base = est.base_matrix(X_all, X_all)
+
+    def gram(self, est: Any) -> np.ndarray:
+        key = tuple((p, repr(est.get_params()[p])) for p in type(est).kernel_params)
+        if key not in self._gram_cache:
+            self._gram_cache[key] = est.gram_from_base(self.base)
+        return self._gram_cache[key]
+
+    # training rows are 0..m-1 of the base matrix, test rows m..
+    def fit(self, est: Any, rows: np.ndarray, y: np.ndarray) -> Any:
+        if self.kernel:
+            K = self.gram(est)
+            return est.fit_gram(K[np.ix_(rows, rows)], y)
+        return est.fit(self.X_train[rows], y)
+
+    def decision(self, est: Any, fit_rows: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        if self.kernel:
+            K = self.gram(est)
+            return est.decision_function_gram(K[np.ix_(rows, fit_rows)])
+        return est.decision_function(self._X(rows))
+
+    def predict(self, est: Any, fit_rows: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        if self.kernel:
+            K = self.gram(est)
+            return est.predict_gram(K[np.ix_(rows, fit_rows)])
+        return est.predict(self._X(rows))
+
+    def staged(self, est: Any, rows: np.ndarray) -> Iterator[np.ndarray]:
+        return est.staged_predict(self._X(rows))
+
+    def _X(self, rows: np.ndarray) -> np.ndarray:
+        if rows.size and rows.min() >= self.m:
+            return self.X_test[rows - self.m]
+        return self.X_train[rows]
+
+
+def _path_errors(
+    est: Any, data: _Data, rows: np.ndarray, y: np.ndarray, values: list[int]
+) -> dict[int, float]:
+    """Error at each requested path value from one staged pass (last stage reused past the end)."""
+    wanted = sorted(set(int(v) for v in values))
+    errors: dict[int, float] = {}
+    last = None
+    for t, pred in enumerate(data.staged(est, rows), start=1):
+        last = pred
+        if t in wanted:
+            errors[t] = float(np.mean(pred != y))
+        if len(errors) == len(wanted):
+            break
+    if last is None:  # no iteration at all: the model predicts from its initial state
+        last = est.predict(data._X(rows))
+    final = float(np.mean(last != y))
+    return {v: errors.get(v, final) for v in wanted}
+
+
+def select_fit_score(
+    estimator: Any,
+    grid: dict[str, list[Any]],
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    X_test: np.ndarray,
+    y_test: np.ndarray,
+    *,
+    cv_folds: int = 5,
+    stratify: bool = True,
+    cv_seed: int = 0,
+    trace: bool = True,
+) -> Outcome:
+    """Inner CV over ``grid`` on the training part, refit the best, score on the test part.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Carries the fixed parameters (and ``random_state``); cloned for every fit.
+    grid : dict
+        Parameter name -> list of values. A parameter equal to the estimator's ``path_param`` is
+        scored along the path of one fit.
+    cv_folds : int
+        1 (or an empty grid with at most one point) skips cross-validation.
+
+    Returns
+    -------
+    Outcome
+    """
+    X_train = np.asarray(X_train, dtype=np.float64)
+    X_test = np.asarray(X_test, dtype=np.float64)
+    y_train = np.asarray(y_train)
+    y_test = np.asarray(y_test)
+    iterative = isinstance(estimator, IterativeMixin)
+    path = type(estimator).path_param if iterative and type(estimator).path_param in grid else None
+    points = _grid_points(grid, path)
+    path_values = [int(v) for v in grid[path]] if path else []
+    n_candidates = len(points) * max(1, len(path_values))
+    data = _Data(estimator, X_train, X_test)
+    m = X_train.shape[0]
+    train_rows = np.arange(m)
+    test_rows = np.arange(m, m + X_test.shape[0])
+
+    t0 = time.perf_counter()
+    cv_table: list[dict[str, Any]] = []
+    if n_candidates > 1 and cv_folds > 1:
+        folds = _folds(y_train, cv_folds, stratify, cv_seed)
+        for point in points:
+            fold_errors: dict[Any, list[float]] = {}
+            for tr, va in folds:
+                est = clone(estimator).set_params(**point)
+                if path:
+                    est.set_params(**{path: max(path_values)})
+                    data.fit(est, tr, y_train[tr])
+                    for v, err in _path_errors(est, data, va, y_train[va], path_values).items():
+                        fold_errors.setdefault(v, []).append(err)
+                else:
+                    data.fit(est, tr, y_train[tr])
+                    pred = data.predict(est, tr, va)
+                    fold_errors.setdefault(None, []).append(float(np.mean(pred != y_train[va])))
+            for v, errs in fold_errors.items():
+                full = dict(point) if v is None else {path: v, **point}
+                cv_table.append(
+                    {"params": full, "mean_error": float(np.mean(errs)), "fold_errors": errs}
+                )
+        best = min(
+            cv_table,
+            key=lambda r: (round(r["mean_error"], 12), _simplicity_key(r["params"], grid, path)),
+        )["params"]
+    else:
+        best = dict(points[0]) if points else {}
+        if path:
+            best[path] = path_values[0]
+    select_time = time.perf_counter() - t0
+
+    final = clone(estimator).set_params(**best)
+    t1 = time.perf_counter()
+    data.fit(final, train_rows, y_train)
+    fit_time = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    test_pred = data.predict(final, train_rows, test_rows) if test_rows.size else np.array([])
+    predict_time = time.perf_counter() - t2
+    train_pred = data.predict(final, train_rows, train_rows)
+    outcome = Outcome(
+        params=best,
+        test_error=float(np.mean(test_pred != y_test)) if test_rows.size else float("nan"),
+        train_error=float(np.mean(train_pred != y_train)),
+        cv=cv_table,
+        fit_time_s=fit_time,
+        predict_time_s=predict_time,
+        select_time_s=select_time,
+        model_size=_model_size(final),
+    )
+    if iterative and trace:
+        outcome.trace = _trace(final, data, train_rows, y_train, test_rows, y_test)
+    for attr in ("stop_reason_", "n_iter_"):
+        if hasattr(final, attr):
+            outcome.extra[attr.rstrip("_")] = getattr(final, attr)
+    return outcome
+
+
+def _folds(y: np.ndarray, k: int, stratify: bool, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    _, counts = np.unique(y, return_counts=True)
+    if stratify and counts.min() >= k:
+        splitter: Any = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
+    else:
+        splitter = KFold(n_splits=min(k, len(y)), shuffle=True, random_state=seed)
+    return [(tr, va) for tr, va in splitter.split(np.zeros((len(y), 1)), y)]
+
+
+def _model_size(est: Any) -> int | None:
+    size = getattr(est, "model_size_", None)
+    return int(size) if size is not None else None
+
+
+def _trace(
+    est: Any,
+    data: _Data,
+    train_rows: np.ndarray,
+    y_train: np.ndarray,
+    test_rows: np.ndarray,
+    y_test: np.ndarray,
+) -> dict[str, list[Any]]:
+    """The method's own per-iteration trace plus staged train/test error along the final fit."""
+    out: dict[str, list[Any]] = {}
+    train_err = [float(np.mean(p != y_train)) for p in data.staged(est, train_rows)]
+    out["iteration"] = list(range(1, len(train_err) + 1))
+    out["train_error"] = train_err
+    if test_rows.size:
+        out["test_error"] = [float(np.mean(p != y_test)) for p in data.staged(est, test_rows)]
+    for key, values in (getattr(est, "trace_", None) or {}).items():
+        if key in out:
+            key = f"method_{key}"
+        out[key] = list(values)
+    return out

@@ -1,0 +1,476 @@
+"""YAML experiment spec -> validated, typed :class:`~kernbench.spec_types.Spec`.
+
+Only ``yaml.safe_load`` is used. Every problem raises :class:`~kernbench.errors.SpecError`
+naming the file, the key path (``methods.CGENS.grid.C[2]``), the bad value and what was expected,
+with "did you mean" suggestions for unknown keys, methods and datasets. Validation is complete before any work:
+method parameters are checked against each estimator's own ``_parameter_constraints``, datasets and
+their options against the catalogue.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kernbench.errors import DataError, SpecError
+from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec, TableSpec
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
+_MAX_GRID = 10_000
+
+TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table"}
+PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
+METHOD_KEYS = {"estimator", "params", "grid"}
+DATASET_KEYS = {"name", "label", "options"}
+TABLE_KEYS = {"value", "spread", "format", "reference", "significance"}
+REFERENCE_KEYS = {"file", "methods", "datasets"}
+TABLE_VALUES = ("test_error", "train_error", "fit_time_s", "model_size")
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _suggest(word: str, choices: Any) -> str:
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+class _Checker:
+    """Carries the file name so every error can name it."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def fail(self, path: str, message: str) -> SpecError:
+        return SpecError(self.file, path, message)
+
+    def mapping(self, value: Any, path: str, what: str = "a mapping") -> dict[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self.fail(path, f"expected {what}, got {_show(value)}")
+        for key in value:
+            if not isinstance(key, str):
+                raise self.fail(path, f"keys must be strings, got {_show(key)}")
+        return dict(value)
+
+    def known_keys(self, value: Mapping[str, Any], allowed: set[str], path: str) -> None:
+        for key in value:
+            if key not in allowed:
+                prefix = f"{path}." if path else ""
+                raise self.fail(
+                    f"{prefix}{key}",
+                    f"unknown key {key!r}{_suggest(key, allowed)} "
+                    f"(allowed: {', '.join(sorted(allowed))})",
+                )
+
+    def string(self, value: Any, path: str, *, pattern: re.Pattern[str] | None = None) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(path, f"expected a non-empty string, got {_show(value)}")
+        if pattern is not None and not pattern.match(value):
+            raise self.fail(
+                path,
+                f"{_show(value)} is not a valid name (letters, digits, '_', '-', '.'; "
+                "at most 100 characters; no path separators)",
+            )
+        return value
+
+    def integer(self, value: Any, path: str, *, low: int | None = None, high: int | None = None):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(path, f"expected an integer, got {_show(value)}")
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise self.fail(path, f"expected an integer in [{low}, {high}], got {value}")
+        return value
+
+    def number(self, value: Any, path: str, *, low: float | None = None, high: float | None = None):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(path, f"expected a number, got {_show(value)}")
+        if not math.isfinite(value):
+            raise self.fail(path, f"expected a finite number, got {_show(value)}")
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise self.fail(path, f"expected a number in [{low}, {high}], got {value}")
+        return value
+
+    def boolean(self, value: Any, path: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(path, f"expected true or false, got {_show(value)}")
+        return value
+
+    def choice(self, value: Any, path: str, choices: tuple[str, ...]) -> str:
+        if value not in choices:
+            raise self.fail(
+                path,
+                f"expected one of {', '.join(map(repr, choices))}, got {_show(value)}"
+                f"{_suggest(value, choices) if isinstance(value, str) else ''}",
+            )
+        return value
+
+
+def load_yaml(path: str | os.PathLike[str]) -> Any:
+    """Read a YAML file with ``yaml.safe_load``; any failure is a SpecError naming the file."""
+    file = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError(file, "", "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(file, "", f"cannot read spec: {exc}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError(file, "", f"invalid YAML: {where}{problem}") from None
+    except RecursionError:
+        raise SpecError(file, "", "invalid YAML: nesting too deep") from None
+
+
+def load_spec(
+    path: str | os.PathLike[str],
+    *,
+    check_datasets: bool = True,
+    dataset_checker: Callable[[str, dict[str, Any]], str] | None = None,
+) -> Spec:
+    """Parse and validate an experiment spec file.
+
+    Parameters
+    ----------
+    path : path-like
+        The YAML spec.
+    check_datasets : bool
+        Validate dataset names and options against the catalogue.
+    dataset_checker : callable, optional
+        ``(name, options) -> canonical name``; raises on an unknown name or bad option. Defaults to
+        the catalogue's (:func:`kernbench.datasets.get_dataset` / ``validate_options``).
+
+    Returns
+    -------
+    Spec
+
+    Raises
+    ------
+    SpecError
+        Naming the file, the key path and what was expected.
+    """
+    data = load_yaml(path)
+    return parse_spec(
+        data,
+        file=str(path),
+        check_datasets=check_datasets,
+        dataset_checker=dataset_checker,
+    )
+
+
+def parse_spec(
+    data: Any,
+    *,
+    file: str = "<spec>",
+    check_datasets: bool = True,
+    dataset_checker: Callable[[str, dict[str, Any]], str] | None = None,
+) -> Spec:
+    """Validate an already-loaded spec mapping (see :func:`load_spec`)."""
+    ck = _Checker(file)
+    try:
+        return _parse(ck, data, check_datasets, dataset_checker)
+    except RecursionError:
+        raise ck.fail("", "spec nested too deeply") from None
+
+
+def _parse(ck: _Checker, data: Any, check_datasets: bool, dataset_checker: Any) -> Spec:
+    if data is None:
+        raise ck.fail("", "the spec is empty; expected a mapping with name, datasets, methods")
+    top = ck.mapping(data, "", "a mapping at the top level")
+    ck.known_keys(top, TOP_KEYS, "")
+    for key in ("name", "datasets", "methods"):
+        if key not in top:
+            raise ck.fail(key, f"missing required key {key!r}")
+    name = ck.string(top["name"], "name", pattern=_NAME_RE)
+    title = top.get("title", name)
+    if not isinstance(title, str):
+        raise ck.fail("title", f"expected a string, got {_show(title)}")
+    protocol = _parse_protocol(ck, top.get("protocol", {}))
+    datasets = _parse_datasets(ck, top["datasets"], check_datasets, dataset_checker)
+    methods = _parse_methods(ck, top["methods"])
+    table = _parse_table(ck, top.get("table", {}), methods, datasets)
+    return Spec(
+        name=name,
+        title=title,
+        path=ck.file,
+        datasets=datasets,
+        methods=methods,
+        protocol=protocol,
+        table=table,
+    )
+
+
+# -- protocol ------------------------------------------------------------------------------------
+def _size(ck: _Checker, value: Any, path: str) -> float | int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ck.fail(path, f"expected a count (int >= 1) or a fraction in (0, 1), got {value!r}")
+    if isinstance(value, int):
+        return ck.integer(value, path, low=1, high=10**9)
+    if not 0.0 < value < 1.0:
+        raise ck.fail(path, f"expected a fraction in (0, 1) or an integer count, got {value}")
+    return float(value)
+
+
+def _parse_protocol(ck: _Checker, raw: Any) -> Protocol:
+    p = ck.mapping(raw if raw is not None else {}, "protocol")
+    ck.known_keys(p, PROTOCOL_KEYS, "protocol")
+    kw: dict[str, Any] = {}
+    if "realisations" in p:
+        kw["realisations"] = ck.choice(
+            p["realisations"], "protocol.realisations", ("predefined", "random")
+        )
+    if "n_realisations" in p:
+        kw["n_realisations"] = ck.integer(p["n_realisations"], "protocol.n_realisations", low=1,
+                                          high=100_000)
+    for key in ("train_size", "test_size"):
+        if key in p:
+            kw[key] = _size(ck, p[key], f"protocol.{key}")
+    if "stratify" in p:
+        kw["stratify"] = ck.boolean(p["stratify"], "protocol.stratify")
+    if "seed" in p:
+        kw["seed"] = ck.integer(p["seed"], "protocol.seed", low=0, high=2**32 - 1)
+    if "cv_folds" in p:
+        kw["cv_folds"] = ck.integer(p["cv_folds"], "protocol.cv_folds", low=1, high=100)
+    if "preprocess" in p:
+        value = p["preprocess"]
+        if value is not None:
+            ck.choice(value, "protocol.preprocess", ("standardize", "minmax"))
+        kw["preprocess"] = value
+    if "minmax_range" in p:
+        rng = p["minmax_range"]
+        if not isinstance(rng, list) or len(rng) != 2:
+            raise ck.fail("protocol.minmax_range", f"expected [low, high], got {_show(rng)}")
+        lo = ck.number(rng[0], "protocol.minmax_range[0]")
+        hi = ck.number(rng[1], "protocol.minmax_range[1]")
+        if not lo < hi:
+            raise ck.fail("protocol.minmax_range", f"expected low < high, got {rng}")
+        kw["minmax_range"] = (float(lo), float(hi))
+    if "fallback" in p:
+        kw["fallback"] = ck.choice(p["fallback"], "protocol.fallback", ("random", "fewer"))
+    if "per_class" in p and p["per_class"] is not None:
+        kw["per_class"] = ck.integer(p["per_class"], "protocol.per_class", low=1, high=10**9)
+    if "timeout_s" in p and p["timeout_s"] is not None:
+        kw["timeout_s"] = float(ck.number(p["timeout_s"], "protocol.timeout_s", low=0.001))
+    proto = Protocol(**kw)
+    if (
+        isinstance(proto.train_size, float)
+        and isinstance(proto.test_size, float)
+        and proto.train_size + proto.test_size > 1.0
+    ):
+        raise ck.fail("protocol.test_size", "train_size + test_size must not exceed 1")
+    return proto
+
+
+# -- datasets ------------------------------------------------------------------------------------
+def _default_dataset_checker(name: str, options: dict[str, Any]) -> str:
+    from kernbench.datasets import get_dataset, validate_options
+
+    entry = get_dataset(name)
+    validate_options(entry.name, options)
+    return entry.name
+
+
+def _parse_datasets(
+    ck: _Checker, raw: Any, check: bool, checker: Any
+) -> tuple[DatasetSpec, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise ck.fail("datasets", f"expected a non-empty list of dataset names, got {_show(raw)}")
+    checker = checker or _default_dataset_checker
+    out: list[DatasetSpec] = []
+    labels: set[str] = set()
+    for i, item in enumerate(raw):
+        path = f"datasets[{i}]"
+        if isinstance(item, str):
+            name, label, options = item, item, {}
+        else:
+            d = ck.mapping(item, path, "a dataset name or a mapping {name, label, options}")
+            ck.known_keys(d, DATASET_KEYS, path)
+            if "name" not in d:
+                raise ck.fail(f"{path}.name", "missing required key 'name'")
+            name = d["name"]
+            label = d.get("label", name)
+            options = ck.mapping(d.get("options", {}) or {}, f"{path}.options")
+            _check_plain(ck, options, f"{path}.options")
+        ck.string(name, path if isinstance(item, str) else f"{path}.name", pattern=_NAME_RE)
+        ck.string(label, f"{path}.label", pattern=_NAME_RE)
+        if check:
+            try:
+                checker(name, options)
+            except (DataError, KeyError, ValueError, TypeError) as exc:
+                message = exc.args[0] if exc.args else str(exc)
+                raise ck.fail(path, str(message)) from None
+        if label in labels:
+            raise ck.fail(path, f"duplicate dataset label {label!r} (give one a distinct 'label')")
+        labels.add(label)
+        out.append(DatasetSpec(name=name, label=label, options=options))
+    return tuple(out)
+
+
+def _check_plain(ck: _Checker, value: Any, path: str, depth: int = 0) -> None:
+    """Options and parameters must be plain scalars, lists and mappings of them."""
+    if depth > 8:
+        raise ck.fail(path, "nested too deeply")
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise ck.fail(path, f"keys must be strings, got {_show(k)}")
+            _check_plain(ck, v, f"{path}.{k}", depth + 1)
+    elif isinstance(value, list):
+        for j, v in enumerate(value):
+            _check_plain(ck, v, f"{path}[{j}]", depth + 1)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ck.fail(path, f"expected a finite number, got {_show(value)}")
+    elif not (value is None or isinstance(value, str | int | float | bool)):
+        raise ck.fail(path, f"expected a number, string, boolean or null, got {_show(value)}")
+
+
+# -- methods -------------------------------------------------------------------------------------
+def _parse_methods(ck: _Checker, raw: Any) -> tuple[MethodSpec, ...]:
+    from kernbench.methods import get_method, registry
+
+    methods = ck.mapping(raw, "methods", "a mapping of method label -> {estimator, params, grid}")
+    if not methods:
+        raise ck.fail("methods", "expected at least one method")
+    names = list(registry())
+    out: list[MethodSpec] = []
+    for label, body in methods.items():
+        path = f"methods.{label}"
+        ck.string(label, path, pattern=_NAME_RE)
+        m = ck.mapping(body, path, "a mapping {estimator, params, grid}")
+        ck.known_keys(m, METHOD_KEYS, path)
+        if "estimator" not in m:
+            raise ck.fail(f"{path}.estimator", f"missing required key 'estimator' (one of: "
+                          f"{', '.join(names)})")
+        est_name = m["estimator"]
+        if not isinstance(est_name, str) or est_name not in names:
+            raise ck.fail(
+                f"{path}.estimator",
+                f"unknown method {_show(est_name)}"
+                f"{_suggest(est_name, names) if isinstance(est_name, str) else ''} "
+                "(`kernbench methods` lists them)",
+            )
+        cls = get_method(est_name)
+        params = ck.mapping(m.get("params", {}) or {}, f"{path}.params")
+        _check_plain(ck, params, f"{path}.params")
+        grid_raw = ck.mapping(m.get("grid", {}) or {}, f"{path}.grid")
+        grid: dict[str, list[Any]] = {}
+        n_points = 1
+        for pname, values in grid_raw.items():
+            gpath = f"{path}.grid.{pname}"
+            if not isinstance(values, list):
+                raise ck.fail(gpath, f"expected a list of values, got {_show(values)}")
+            if not values:
+                raise ck.fail(gpath, "expected a non-empty list of values")
+            _check_plain(ck, values, gpath)
+            if pname in params:
+                raise ck.fail(gpath, f"{pname!r} is both fixed in params and searched in grid")
+            grid[pname] = list(values)
+            n_points *= len(values)
+            if n_points > _MAX_GRID:
+                raise ck.fail(f"{path}.grid", f"grid has more than {_MAX_GRID} points")
+        _validate_params(ck, cls, params, grid, path)
+        out.append(MethodSpec(label=label, estimator=est_name, params=params, grid=grid))
+    return tuple(out)
+
+
+def _validate_params(
+    ck: _Checker, cls: type, params: dict[str, Any], grid: dict[str, list[Any]], path: str
+) -> None:
+    """Check names against the constructor and values against ``_parameter_constraints``."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    valid = set(cls().get_params(deep=False))
+    for pname in [*params, *grid]:
+        if pname not in valid:
+            where = "params" if pname in params else "grid"
+            raise ck.fail(
+                f"{path}.{where}.{pname}",
+                f"unknown parameter {pname!r} for {cls.__name__}{_suggest(pname, valid)} "
+                f"(parameters: {', '.join(sorted(valid))})",
+            )
+
+    def check(kw: dict[str, Any], where: str, value: Any) -> None:
+        try:
+            est = cls(**kw)
+            if getattr(est, "_parameter_constraints", None) is not None:
+                est._validate_params()
+        except (InvalidParameterError, ValueError, TypeError) as exc:
+            text = str(exc).replace(f"The {next(iter(kw))!r} parameter of {cls.__name__} ", "")
+            raise ck.fail(where, f"bad value {_show(value)}: {text}") from None
+
+    base = dict(params)
+    for pname, value in params.items():
+        check(base, f"{path}.params.{pname}", value)
+    for pname, values in grid.items():
+        for j, value in enumerate(values):
+            check({**base, pname: value}, f"{path}.grid.{pname}[{j}]", value)
+
+
+# -- table ---------------------------------------------------------------------------------------
+def _parse_table(
+    ck: _Checker, raw: Any, methods: tuple[MethodSpec, ...], datasets: tuple[DatasetSpec, ...]
+) -> TableSpec:
+    t = ck.mapping(raw if raw is not None else {}, "table")
+    ck.known_keys(t, TABLE_KEYS, "table")
+    kw: dict[str, Any] = {}
+    if "value" in t:
+        kw["value"] = ck.choice(t["value"], "table.value", TABLE_VALUES)
+    if "spread" in t:
+        kw["spread"] = ck.choice(t["spread"], "table.spread", ("std", "stderr"))
+    if "format" in t:
+        kw["format"] = ck.choice(t["format"], "table.format", ("md", "latex", "csv"))
+    if "significance" in t:
+        kw["significance"] = float(ck.number(t["significance"], "table.significance",
+                                             low=1e-6, high=0.5))
+    ref = t.get("reference")
+    if ref is not None:
+        r = ck.mapping(ref, "table.reference", "a mapping {file, methods, datasets}")
+        ck.known_keys(r, REFERENCE_KEYS, "table.reference")
+        if "file" not in r:
+            raise ck.fail("table.reference.file", "missing required key 'file'")
+        file = ck.string(r["file"], "table.reference.file")
+        ref_path = (Path(ck.file).parent / file).resolve()
+        if not ref_path.is_file():
+            raise ck.fail("table.reference.file", f"no such file: {ref_path}")
+        kw["reference"] = str(ref_path)
+        labels = {m.label for m in methods}
+        ref_methods = ck.mapping(r.get("methods", {}) or {}, "table.reference.methods")
+        for label, filt in ref_methods.items():
+            mpath = f"table.reference.methods.{label}"
+            if label not in labels:
+                raise ck.fail(mpath, f"no method labelled {label!r}{_suggest(label, labels)}")
+            if isinstance(filt, str):
+                filt = {"method": filt}
+            filt = ck.mapping(filt, mpath, "a CSV method name or a mapping of column filters")
+            _check_plain(ck, filt, mpath)
+            ref_methods[label] = filt
+        kw["reference_methods"] = ref_methods
+        ds_labels = {d.label for d in datasets}
+        ref_ds = ck.mapping(r.get("datasets", {}) or {}, "table.reference.datasets")
+        for label, other in ref_ds.items():
+            dpath = f"table.reference.datasets.{label}"
+            if label not in ds_labels:
+                raise ck.fail(dpath, f"no dataset labelled {label!r}{_suggest(label, ds_labels)}")
+            ck.string(other, dpath)
+        kw["reference_datasets"] = dict(ref_ds)
+    return TableSpec(**kw)
+
+
+def spec_to_dict(spec: Spec) -> dict[str, Any]:
+    """A JSON-ready dict of the spec (stored in the results store's meta table)."""
+    from dataclasses import asdict
+
+    return asdict(spec)

@@ -1,0 +1,52 @@
+"""Inner-CV selection: equals an independent GridSearchCV; path scoring equals separate fits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+from kernbench.runner.select import _simplicity_key, select_fit_score
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(n_samples=240, n_features=6, n_informative=3, random_state=3)
+    y = np.where(y == 1, 1, -1)
+    return X[:160], y[:160], X[160:], y[160:]
+
+
+def test_selection_matches_gridsearchcv(data):
+    X, y, Xt, yt = data
+    grid = {"C": [1e-3, 1e-2, 1e-1, 1.0, 10.0]}
+    out = select_fit_score(
+        LogisticRegression(max_iter=2000), grid, X, y, Xt, yt, cv_folds=5, cv_seed=7
+    )
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=7)
+    ref = GridSearchCV(LogisticRegression(max_iter=2000), grid, cv=folds).fit(X, y)
+    ref_err = 1.0 - ref.cv_results_["mean_test_score"]
+    ours = {row["params"]["C"]: row["mean_error"] for row in out.cv}
+    np.testing.assert_allclose([ours[c] for c in grid["C"]], ref_err, atol=1e-12)
+    best = min(grid["C"], key=lambda c: (round(ours[c], 12), c))
+    assert out.params == {"C": best}
+    final = LogisticRegression(max_iter=2000, C=best).fit(X, y)
+    assert out.test_error == pytest.approx(np.mean(final.predict(Xt) != yt))
+    assert out.train_error == pytest.approx(np.mean(final.predict(X) != y))
+
+
+def test_single_point_grid_skips_cv(data):
+    X, y, Xt, yt = data
+    out = select_fit_score(LogisticRegression(), {"C": [0.5]}, X, y, Xt, yt, cv_folds=5)
+    assert out.cv == [] and out.params == {"C": 0.5}
+
+
+def test_ties_prefer_the_simpler_model():
+    grid = {"n_estimators": [25, 50, 100], "C": [0.1, 1.0, 10.0]}
+    a = {"n_estimators": 50, "C": 0.1}
+    b = {"n_estimators": 25, "C": 10.0}
+    assert _simplicity_key(b, grid, "n_estimators") < _simplicity_key(a, grid, "n_estimators")
+    assert _simplicity_key({"C": 1.0}, {"C": [10.0, 1.0]}, None) < _simplicity_key(
+        {"C": 10.0}, {"C": [10.0, 1.0]}, None
+    )

@@ -1,0 +1,69 @@
+"""The results store: round trip, one row per cell, attempts, CSV export, concurrent reader."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kernbench.errors import StoreError
+from kernbench.store import CellRecord, Store, find_stores, read_cells, to_jsonable
+
+
+def _rec(cell_id: str, status: str = "done", err: float | None = 0.25) -> CellRecord:
+    return CellRecord(
+        cell_id=cell_id,
+        dataset="sonar",
+        realisation=int(cell_id[-1]),
+        method="SVM",
+        estimator="svm_stump",
+        status=status,
+        test_error=err,
+        train_error=0.1,
+        params={"C": np.float64(0.5)},
+        result={"trace": {"iteration": np.arange(3)}, "fit_time_s": 0.01},
+    )
+
+
+def test_round_trip_and_attempts(tmp_path):
+    with Store(tmp_path / "exp", create=True) as st:
+        st.set_meta("spec", {"name": "exp"})
+        st.record(_rec("c0", status="failed", err=None))
+        st.record(_rec("c0"))
+        st.record(_rec("c1"))
+        assert st.statuses() == {"c0": "done", "c1": "done"}
+        rows = {r["cell_id"]: r for r in st.rows()}
+        assert rows["c0"]["attempts"] == 2 and rows["c1"]["attempts"] == 1
+        assert rows["c0"]["params"] == {"C": 0.5}
+        assert rows["c0"]["result"]["trace"]["iteration"] == [0, 1, 2]
+        assert st.get_meta("spec") == {"name": "exp"}
+        assert st.integrity_ok()
+        csv = st.export_csv()
+    frame = pd.read_csv(csv)
+    assert len(frame) == 2 and set(frame["param.C"]) == {0.5}
+    assert read_cells(tmp_path / "exp")["test_error"].tolist() == [0.25, 0.25]
+    assert find_stores(tmp_path) == [tmp_path / "exp"]
+    assert find_stores(tmp_path / "exp") == [tmp_path / "exp"]
+
+
+def test_reader_sees_committed_cells_while_writer_is_open(tmp_path):
+    writer = Store(tmp_path, create=True)
+    writer.record(_rec("c0"))
+    with Store(tmp_path) as reader:
+        assert list(reader.statuses()) == ["c0"]
+    writer.close()
+
+
+def test_missing_store_is_a_clear_error(tmp_path):
+    with pytest.raises(StoreError, match="kernbench run"):
+        Store(tmp_path / "nothing")
+
+
+def test_jsonable_converts_numpy_and_non_finite():
+    assert to_jsonable({"a": np.int64(2), "b": (1.0, math.nan), "c": np.ones(2)}) == {
+        "a": 2,
+        "b": [1.0, None],
+        "c": [1.0, 1.0],
+    }
