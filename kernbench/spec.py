@@ -2,9 +2,9 @@
 
 Only ``yaml.safe_load`` is used. Every problem raises :class:`~kernbench.errors.SpecError`
 naming the file, the key path (``methods.CGENS.grid.C[2]``), the bad value and what was expected,
-with "did you mean" suggestions for unknown keys, methods and datasets. Validation is complete before any work:
-method parameters are checked against each estimator's own ``_parameter_constraints``, datasets and
-their options against the catalogue.
+with "did you mean" suggestions for unknown keys, methods and datasets. Validation is complete
+before any work: method parameters are checked against each estimator's own
+``_parameter_constraints``, datasets and their options against the catalogue.
 """
 
 from __future__ import annotations
