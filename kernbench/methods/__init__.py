@@ -3,12 +3,17 @@
 ``from kernbench.methods import SVMStump``; ``registry()`` maps snake_case names to classes.
 """
 
-from kernbench.methods.registry import default_params, get_method, register, registry
-
 # --- method modules (each registers itself); keep one import per line, sorted ---
 # (helpers: add `from kernbench.methods.<module> import <Class>` here and the name to __all__)
+from kernbench.methods.adaboost import AdaBoost
+from kernbench.methods.kernel_svm import SVMGauss, SVMPerc, SVMStump
+from kernbench.methods.registry import default_params, get_method, register, registry
 
 __all__ = [
+    "AdaBoost",
+    "SVMGauss",
+    "SVMPerc",
+    "SVMStump",
     "default_params",
     "get_method",
     "register",

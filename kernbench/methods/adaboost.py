@@ -1,0 +1,243 @@
+"""Discrete AdaBoost (METHODS.md §4.1; Freund & Schapire 1997): binary, pluggable weak learners.
+
+Each round asks a weak-learner *space* (kernbench.weak.base protocol) for the hypothesis with the
+largest edge Σ_i d_i y_i h(x_i) = 1 − 2ε, re-weights the samples and appends (α_t, h_t).
+
+Adding a weak learner (the hook)
+--------------------------------
+The ``weak_learner`` parameter is a key of :data:`WEAK_LEARNER_SPACES`, which maps a name to a
+builder ``(estimator, X, rng) -> space``. ``fit`` calls the builder once on the training inputs and
+then only ``space.best(d * y, absolute=True, rng=rng)`` per round, so a new weak learner needs:
+
+1. a builder function here (it may read extra estimator parameters, e.g. ``max_run``, which are then
+   added to ``__init__`` and ``_parameter_constraints``);
+2. one entry in :data:`WEAK_LEARNER_SPACES` (the parameter constraint is derived from its keys).
+
+The learners the space returns need ``predict(X)``; decision values use :func:`predict_stumps` when
+every learner is a :class:`~kernbench.weak.stumps.Stump` and stack ``predict`` columns otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from numbers import Integral
+from time import perf_counter
+from typing import Any
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from kernbench.methods.base import IterativeMixin, KernbenchClassifier
+from kernbench.methods.registry import register
+from kernbench.weak.stumps import Stump, StumpSpace, predict_stumps, stump_arrays
+
+#: δ in α = ½ ln((1 − ε + δ)/(ε + δ)) when a weak learner has zero weighted error (§4.1 step 2.3)
+ZERO_ERROR_DELTA = 1e-10
+#: an edge 1 − 2ε at most this counts as zero (ε ≥ ½ up to rounding): boosting stops
+EDGE_TOL = 1e-12
+#: staged decision values are accumulated this many learners at a time (bounds memory)
+_STAGE_BLOCK = 256
+
+SpaceBuilder = Callable[["AdaBoost", np.ndarray, np.random.Generator], Any]
+
+
+def _stump_space(estimator: AdaBoost, X: np.ndarray, rng: np.random.Generator) -> StumpSpace:
+    """AdaBoost-Stump (§4.2): exhaustive stumps, constant included (AdaBoost has no bias)."""
+    return StumpSpace(X, include_constant=True)
+
+
+#: weak-learner name -> builder of its space on the training inputs (the hook; see module docstring)
+WEAK_LEARNER_SPACES: dict[str, SpaceBuilder] = {"stump": _stump_space}
+
+
+def _as_generator(random_state: Any) -> np.random.Generator:
+    """A numpy Generator from ``None`` / an int / a RandomState / a Generator."""
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
+    return np.random.default_rng(random_state)
+
+
+@register("adaboost")
+class AdaBoost(IterativeMixin, KernbenchClassifier):
+    """Discrete AdaBoost for binary classification (METHODS.md §4.1).
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        T, the maximum number of boosting rounds (the path parameter: every T' ≤ T is scored from
+        one fit through :meth:`staged_decision_function`).
+    weak_learner : str, default="stump"
+        Key of :data:`WEAK_LEARNER_SPACES`. ``"stump"``: exhaustive decision stumps (§4.2).
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds randomised weak learners (unused by stumps, which are deterministic).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        Labels; positive decision values mean ``classes_[1]``.
+    weak_learners_ : list
+        h_1..h_J (J = ``n_iter_``).
+    estimator_weights_ : ndarray of shape (J,)
+        α_1..α_J.
+    n_iter_ : int
+        Rounds actually run; below ``n_estimators`` when boosting stopped early.
+    stop_reason_ : str
+        ``"max_rounds"``, ``"no_edge"`` (ε_t ≥ ½, step 2.2) or ``"zero_error"`` (ε_t = 0, step 2.3).
+    trace_ : dict of lists
+        Per round: ``edge`` (1 − 2ε_t), ``alpha``, ``weighted_error`` (ε_t), ``Z`` (the normaliser,
+        2√(ε_t(1 − ε_t)) before the zero-error stop), ``train_error`` of sign(F_t), ``time_s``
+        (seconds since the start of ``fit``).
+    model_size_ : int
+        Number of weak learners.
+    """
+
+    path_param = "n_estimators"
+
+    _parameter_constraints: dict = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "weak_learner": [StrOptions(set(WEAK_LEARNER_SPACES))],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self, n_estimators: int = 100, *, weak_learner: str = "stump", random_state: Any = None
+    ) -> None:
+        self.n_estimators = n_estimators
+        self.weak_learner = weak_learner
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    # ------------------------------------------------------------------ fit
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
+        """Build the weak-learner space named by ``weak_learner`` on the training inputs."""
+        return WEAK_LEARNER_SPACES[self.weak_learner](self, X, rng)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: Any, y: Any) -> AdaBoost:
+        """Run up to ``n_estimators`` rounds of discrete AdaBoost.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, D)
+        y : array-like of shape (m,)
+            Two classes.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type != "binary":
+            raise ValueError(
+                "Only binary classification is supported. The type of the target is "
+                f"{y_type}. (Multi-class boosting: AdaBoost.MH/ECC/MO.)"
+            )
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        if self.classes_.size != 2:
+            raise ValueError(f"AdaBoost needs 2 classes in y; got {self.classes_.size} class.")
+        y_pm = 2.0 * y_index - 1.0  # +1 <-> classes_[1]
+        rng = _as_generator(self.random_state)
+        start = perf_counter()
+        space = self._make_space(X, rng)
+
+        m = X.shape[0]
+        d = np.full(m, 1.0 / m)  # step 1
+        F = np.zeros(m)
+        learners: list[Any] = []
+        alphas: list[float] = []
+        trace: dict[str, list[float]] = {
+            k: [] for k in ("edge", "alpha", "weighted_error", "Z", "train_error", "time_s")
+        }
+        self.stop_reason_ = "max_rounds"
+        for _ in range(self.n_estimators):
+            pick = space.best(d * y_pm, absolute=True, rng=rng)  # edge Σ d_i y_i h(x_i)   (§4.2)
+            h = pick.column
+            eps = float(d[h != y_pm].sum())  # ε_t
+            if 1.0 - 2.0 * eps <= EDGE_TOL:  # step 2.2 (the space is negation-complete)
+                self.stop_reason_ = "no_edge"
+                break
+            if eps == 0.0:  # step 2.3
+                alpha = 0.5 * np.log((1.0 - eps + ZERO_ERROR_DELTA) / (eps + ZERO_ERROR_DELTA))
+                Z = 0.0
+            else:
+                alpha = 0.5 * np.log((1.0 - eps) / eps)  # step 2.4
+                d = d * np.exp(-alpha * y_pm * h)  # step 2.5
+                Z = float(d.sum())
+                d /= Z
+            learners.append(pick.learner)
+            alphas.append(float(alpha))
+            F += alpha * h
+            trace["edge"].append(1.0 - 2.0 * eps)
+            trace["alpha"].append(float(alpha))
+            trace["weighted_error"].append(eps)
+            trace["Z"].append(Z)
+            trace["train_error"].append(float(np.mean(np.where(F >= 0, 1.0, -1.0) != y_pm)))
+            trace["time_s"].append(perf_counter() - start)
+            if eps == 0.0:
+                self.stop_reason_ = "zero_error"
+                break
+
+        self.weak_learners_ = learners
+        self.estimator_weights_ = np.asarray(alphas, dtype=np.float64)
+        self.n_iter_ = len(learners)
+        self.model_size_ = len(learners)
+        self.trace_ = trace
+        self.sample_weights_ = d  # d_{J+1}: the weights after the last update
+        return self
+
+    # ------------------------------------------------------------------ predict
+    def _weak_columns(self, X: np.ndarray, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """h_t(X) for learners start..stop-1, shape (n, stop − start)."""
+        learners = self.weak_learners_[start:stop]
+        if not learners:
+            return np.empty((X.shape[0], 0))
+        if all(isinstance(h, Stump) for h in learners):
+            return predict_stumps(X, *stump_arrays(learners))
+        return np.column_stack([h.predict(X) for h in learners])
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """F(x) = Σ_t α_t h_t(x); positive means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self._weak_columns(X) @ self.estimator_weights_
+
+    def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
+        """Yield F_t(X) = Σ_{s ≤ t} α_s h_s(X) for t = 1..``n_iter_``.
+
+        An ensemble that stopped before its first learner (no edge) yields F = 0 once.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        F = np.zeros(X.shape[0])
+        if self.n_iter_ == 0:
+            yield F
+            return
+        for start in range(0, self.n_iter_, _STAGE_BLOCK):
+            stop = min(start + _STAGE_BLOCK, self.n_iter_)
+            partial = np.cumsum(
+                self._weak_columns(X, start, stop) * self.estimator_weights_[start:stop], axis=1
+            )
+            for j in range(stop - start):
+                yield F + partial[:, j]
+            F = F + partial[:, -1]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """sign(F(x)) as labels, sign(0) = +1 (``classes_[1]``)."""
+        return self._labels_from_decision(self.decision_function(X))

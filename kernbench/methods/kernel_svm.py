@@ -1,0 +1,239 @@
+"""SVM-Stump, SVM-Perc and SVM-Gauss: C-SVMs with distance-based kernels (METHODS.md §10).
+
+Lin & Li (Sec. IV-V) show that an SVM with the simplified stump kernel −‖x − x′‖₁ (perceptron kernel
+−‖x − x′‖₂) is an infinite ensemble of decision stumps (perceptrons). Both kernels are only
+conditionally positive definite, so the dual MUST keep the bias equality Σ_i y_i λ_i = 0 (§10.3):
+on that set λᵀ(yyᵀ ∘ Δ11ᵀ)λ = Δ(yᵀλ)² = 0, and the solution equals the one with the PSD kernel
+Δ − ‖x − x′‖ (Theorems 2 and 5). libsvm's SMO (``sklearn.svm.SVC(kernel="precomputed")``) keeps that
+equality on every pair step, which is why it is used here.
+
+Every estimator splits the kernel into a hyper-parameter-free *base matrix* (pairwise distances,
+computed once per realisation by the runner) and an elementwise map to the Gram matrix
+(:class:`~kernbench.methods.base.PrecomputedKernelMixin`); ``fit`` on features takes the same path.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy.spatial.distance import cdist
+from sklearn.base import _fit_context
+from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+
+from kernbench.methods.base import KernbenchClassifier, PrecomputedKernelMixin
+from kernbench.methods.registry import register
+
+
+class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
+    """C-SVM with bias on a precomputed kernel K = f(B), B a pairwise-distance matrix.
+
+    Subclasses set ``_metric`` (a ``scipy.spatial.distance.cdist`` metric) and implement
+    :meth:`gram_from_base`.
+    """
+
+    _metric: ClassVar[str] = ""
+
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0.0, None, closed="neither")],
+        "tol": [Interval(Real, 0.0, None, closed="neither")],
+        "cache_size": [Interval(Real, 0.0, None, closed="neither")],
+        "delta": [Interval(Real, None, None, closed="neither")],
+    }
+
+    # ------------------------------------------------------------------ kernel
+    def base_matrix(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """Pairwise distances between the rows of ``X`` (n, D) and ``Y`` (p, D): shape (n, p)."""
+        return cdist(np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64), self._metric)
+
+    # ------------------------------------------------------------------ Gram path
+    def fit_gram(self, K: Any, y: Any) -> _DistanceKernelSVM:
+        """Fit on a train × train Gram matrix ``K`` (from :meth:`gram_from_base`).
+
+        After this only the ``*_gram`` methods predict (no training inputs are known).
+        """
+        self._validate_params()
+        self._fit_kernel(K, y)
+        self.X_fit_ = None
+        return self
+
+    def _fit_kernel(self, K: Any, y: Any) -> None:
+        K = check_array(K, dtype=np.float64, order="C")
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        if K.shape[0] != K.shape[1] or K.shape[0] != y.shape[0]:
+            raise ValueError(f"Gram matrix of shape {K.shape} does not match {y.shape[0]} labels")
+        classes = np.unique(y)
+        if classes.size < 2:
+            raise ValueError(f"SVM needs at least 2 classes in y; got {classes.size} class.")
+        self.svc_ = SVC(
+            kernel="precomputed", C=self.C, tol=self.tol, cache_size=self.cache_size
+        ).fit(K, y)
+        self.classes_ = self.svc_.classes_
+        self.n_train_ = K.shape[0]
+        self.support_ = self.svc_.support_
+        self.dual_coef_ = self.svc_.dual_coef_  # y_i λ_i of the support vectors
+        self.intercept_ = self.svc_.intercept_
+        self.model_size_ = int(self.support_.size)
+
+    def decision_function_gram(self, K: Any) -> np.ndarray:
+        """Decision values from a test × train Gram matrix ``K`` (shape (n, n_train)).
+
+        Binary: shape (n,), Σ_i y_i λ_i K(x_i, x) + b, positive ↔ ``classes_[1]``;
+        multi-class: libsvm's one-vs-one machines aggregated to shape (n, n_classes).
+        """
+        check_is_fitted(self)
+        K = check_array(K, dtype=np.float64, order="C")
+        if K.shape[1] != self.n_train_:
+            raise ValueError(f"Gram matrix has {K.shape[1]} columns; the fit had {self.n_train_}")
+        return self.svc_.decision_function(K)
+
+    # ------------------------------------------------------------------ feature path
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: Any, y: Any) -> _DistanceKernelSVM:
+        """Fit on features: K = gram_from_base(base_matrix(X, X)), then :meth:`fit_gram`.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, D)
+        y : array-like of shape (m,)
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        self._fit_kernel(self.gram_from_base(self.base_matrix(X, X)), y)
+        self.X_fit_ = X
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Decision values on features (see :meth:`decision_function_gram`)."""
+        check_is_fitted(self)
+        if self.X_fit_ is None:
+            raise ValueError(
+                f"{type(self).__name__} was fitted with fit_gram; use decision_function_gram"
+            )
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.decision_function_gram(self.gram_from_base(self.base_matrix(X, self.X_fit_)))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Labels: sign of the decision value (binary, sign(0) = +1) or its argmax."""
+        return self._labels(self.decision_function(X))
+
+    def _labels(self, dec: np.ndarray) -> np.ndarray:
+        if dec.ndim == 1:
+            return self.classes_[(dec >= 0).astype(int)]
+        return self.classes_[np.argmax(dec, axis=1)]
+
+
+@register("svm_stump")
+class SVMStump(_DistanceKernelSVM):
+    """SVM-Stump: C-SVM with the simplified stump kernel K(x, x′) = Δ − ‖x − x′‖₁ (§10.1).
+
+    An infinite ensemble of decision stumps (Lin & Li Sec. IV); Δ = 0 is the simplified kernel and
+    any Δ gives the same classifier (Theorem 2).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Soft-margin parameter.
+    tol : float, default=1e-3
+        libsvm stopping tolerance.
+    cache_size : float, default=200
+        libsvm kernel cache (MB).
+    delta : float, default=0.0
+        Constant Δ added to the kernel (for invariance checks; Δ_S = ½ Σ_d (R_d − L_d)).
+
+    Attributes
+    ----------
+    classes_, support_, dual_coef_, intercept_, svc_ : as in ``sklearn.svm.SVC``
+    model_size_ : int
+        Number of support vectors.
+    X_fit_ : ndarray or None
+        Training inputs (to build the test Gram); None after :meth:`fit_gram`.
+    """
+
+    _metric = "cityblock"
+    kernel_params = ("delta",)
+
+    def __init__(
+        self, C: float = 1.0, *, tol: float = 1e-3, cache_size: float = 200, delta: float = 0.0
+    ) -> None:
+        self.C = C
+        self.tol = tol
+        self.cache_size = cache_size
+        self.delta = delta
+
+    def gram_from_base(self, B: np.ndarray) -> np.ndarray:
+        """K = Δ − B with B the pairwise L1 distances."""
+        return self.delta - B  # Definition 2 / Theorem 2
+
+
+@register("svm_perc")
+class SVMPerc(_DistanceKernelSVM):
+    """SVM-Perc: C-SVM with the simplified perceptron kernel K(x, x′) = Δ − ‖x − x′‖₂ (§10.1).
+
+    An infinite ensemble of perceptrons (Lin & Li Sec. V); any Δ gives the same classifier
+    (Theorem 5). Parameters and attributes as :class:`SVMStump`.
+    """
+
+    _metric = "euclidean"
+    kernel_params = ("delta",)
+
+    def __init__(
+        self, C: float = 1.0, *, tol: float = 1e-3, cache_size: float = 200, delta: float = 0.0
+    ) -> None:
+        self.C = C
+        self.tol = tol
+        self.cache_size = cache_size
+        self.delta = delta
+
+    def gram_from_base(self, B: np.ndarray) -> np.ndarray:
+        """K = Δ − B with B the pairwise Euclidean distances."""
+        return self.delta - B  # Definition 3 / Theorem 5
+
+
+@register("svm_gauss")
+class SVMGauss(_DistanceKernelSVM):
+    """SVM-Gauss: C-SVM with the Gaussian kernel K(x, x′) = exp(−γ‖x − x′‖²) + Δ (§10.1).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+    gamma : float, default=1.0
+        Kernel width γ > 0.
+    tol, cache_size, delta
+        As in :class:`SVMStump` (Δ = 0 is the plain Gaussian kernel).
+    """
+
+    _metric = "sqeuclidean"
+    kernel_params = ("gamma", "delta")
+
+    _parameter_constraints: dict = {
+        **_DistanceKernelSVM._parameter_constraints,
+        "gamma": [Interval(Real, 0.0, None, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        C: float = 1.0,
+        *,
+        gamma: float = 1.0,
+        tol: float = 1e-3,
+        cache_size: float = 200,
+        delta: float = 0.0,
+    ) -> None:
+        self.C = C
+        self.gamma = gamma
+        self.tol = tol
+        self.cache_size = cache_size
+        self.delta = delta
+
+    def gram_from_base(self, B: np.ndarray) -> np.ndarray:
+        """K = exp(−γ B) + Δ with B the pairwise squared Euclidean distances."""
+        return np.exp(-self.gamma * B) + self.delta
