@@ -1,0 +1,5 @@
+"""``python -m kernbench`` = the ``kernbench`` command."""
+
+from kernbench.cli import main
+
+main()
