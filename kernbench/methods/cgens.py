@@ -1,0 +1,176 @@
+"""CGENS: column generation for SVM ensembles (Shen & Liu, Alg. 1; METHODS.md §1).
+
+Solves SVM (1) with the explicit feature map Φ(x) = [h_1(x), …, h_J(x)] of weak learners,
+growing the working set 𝒲 by the KKT-violation rule (8) and re-solving the restricted SVM
+warm-started from the previous α (:class:`kernbench.solvers.linear_svm.RestrictedLinearSVM`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
+from kernbench.methods.registry import register
+from kernbench.solvers.linear_svm import RestrictedLinearSVM
+from kernbench.weak.base import Pick
+from kernbench.weak.stumps import StumpSpace
+
+
+def distinct_candidates(space: StumpSpace, seed: int = 0) -> np.ndarray:
+    """Indices of the stump candidates whose columns are distinct up to sign.
+
+    Two columns equal up to sign have scores equal up to sign for every g; two random Gaussian
+    weight vectors separate distinct columns with probability one, in O(m·D) (no column matrix).
+    """
+    m = space.X.shape[0]
+    R = np.random.default_rng(seed).standard_normal((m, 2))
+    S = space.scores(R)
+    S = S * np.where(S[:, :1] < 0, -1.0, 1.0)
+    scale = np.abs(R).sum(axis=0)
+    keys = np.round(S / scale, 10)
+    _, first = np.unique(keys, axis=0, return_index=True)
+    return np.sort(first)
+
+
+@register("cgens")
+class CGENS(ColumnGenerationClassifier):
+    """CGENS (binary): boosting-like column generation that solves the SVM problem (1).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        SVM regularisation parameter of (1).
+    max_iter : int, default=500
+        J_max, the maximum number of weak learners (the path parameter).
+    tol : float or None, default=None
+        ε: stop when the best pricing score |Σ_i y_i α_i h(x_i)| ≤ ε. None means 1e-6·C·m.
+    bias_mode : {"exact", "liblinear"}, default="exact"
+        Unregularised bias (SMO with yᵀα = 0) or LIBLINEAR-style bias feature (faster, approximate).
+    weak_learner : {"stump", "perceptron", "fourier"}, default="stump"
+        Exhaustive decision stumps, or the best of ``n_candidates`` sampled perceptrons / Fourier
+        features per iteration (METHODS.md §0.2-0.4).
+    n_candidates : int, default=2000
+        P, the fresh candidates per oracle call of the sampled spaces.
+    sigma : float, default=1.0
+        Bandwidth of the Fourier features (θ ~ N(0, σ⁻² I)).
+    solver_tol : float, default=1e-3
+        Projected-gradient tolerance of each restricted solve (1e-8 for invariant checks).
+    solver_max_epochs : int, default=1000
+        Epoch cap of each restricted solve.
+    gap_trace : bool, default=True
+        With stumps, trace Claim 4.1's gap ½Σ_{j∉𝒲}(Σ_i y_i α_i h_j(x_i))² over the canonical set.
+    random_state : int, RandomState or None, default=None
+        Seeds the sampled weak learners and the coordinate order.
+
+    Attributes
+    ----------
+    classes_, learners_, coef_ (w), intercept_ (b), coef_path_, intercept_path_, n_iter_,
+    stop_reason_, trace_ (objective, gap, restricted_gap, score, train_error, time_s, solver_stop,
+    ...), dual_coef_ (α at the end), model_size_.
+    """
+
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+        "bias_mode": [StrOptions({"exact", "liblinear"})],
+        "weak_learner": [StrOptions({"stump", "perceptron", "fourier"})],
+        "n_candidates": [Interval(Integral, 1, None, closed="left")],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "solver_tol": [Interval(Real, 0, None, closed="neither")],
+        "solver_max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "gap_trace": ["boolean"],
+        "random_state": ["random_state"],
+    }
+    _binary_only = True
+    _include_constant = False  # the model has a bias (METHODS §0.1)
+    _absolute_pricing = True  # criterion (8)
+
+    def __init__(
+        self,
+        C: float = 1.0,
+        max_iter: int = 500,
+        tol: float | None = None,
+        bias_mode: str = "exact",
+        weak_learner: str = "stump",
+        n_candidates: int = 2000,
+        sigma: float = 1.0,
+        solver_tol: float = 1e-3,
+        solver_max_epochs: int = 1000,
+        gap_trace: bool = True,
+        random_state=None,
+    ) -> None:
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.bias_mode = bias_mode
+        self.weak_learner = weak_learner
+        self.n_candidates = n_candidates
+        self.sigma = sigma
+        self.solver_tol = solver_tol
+        self.solver_max_epochs = solver_max_epochs
+        self.gap_trace = gap_trace
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ hooks
+    def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
+        m = X.shape[0]
+        self._y = y
+        self._eps = 1e-6 * self.C * m if self.tol is None else float(self.tol)
+        self._alpha_price = np.full(m, self.C / 2.0)  # Alg. 1 line 1: α_i = const = C/2
+        self._svm = RestrictedLinearSVM(
+            y,
+            self.C,
+            bias_mode=self.bias_mode,
+            tol=self.solver_tol,
+            max_epochs=self.solver_max_epochs,
+            alpha0=self.C / 2.0,
+            seed=int(self._rng.integers(2**31 - 1)),
+        )
+        self._gap_index = None
+        if self.gap_trace and isinstance(self._space, StumpSpace):
+            self._gap_index = distinct_candidates(self._space)
+
+    def _pricing_weights(self) -> np.ndarray:
+        return self._y * self._alpha_price  # g = y∘α; score (8) = |gᵀh|
+
+    def _stop_threshold(self) -> float:
+        return self._eps  # Alg. 1 line 4
+
+    def _add_columns(self, picks: Sequence[Pick]) -> None:
+        self._svm.add_columns(np.column_stack([p.column for p in picks]))
+
+    def _solve_master(self) -> MasterStep:
+        info = self._svm.solve()  # Alg. 1 line 6, warm start from the previous α
+        self._alpha_price = self._svm.alpha
+        return MasterStep(
+            objective=info.primal,
+            gap=self._claim41_gap(),
+            solver_stop=info.stop_rule,
+            solver_iter=info.n_iter,
+            extra={
+                "restricted_gap": info.gap,
+                "dual_objective": info.dual,
+                "violation": info.violation,
+            },
+        )
+
+    def _claim41_gap(self) -> float:
+        """½·Σ_{j∉𝒲} (Σ_i y_i α_i h_j(x_i))² over the canonical stump set (Claim 4.1, §16)."""
+        if self._gap_index is None:
+            return float("nan")
+        g = self._y * self._svm.alpha
+        s_all = self._space.scores(g)[self._gap_index]
+        s_sel = self.H_W.T @ g  # selected columns are members of the canonical set (up to sign)
+        return 0.5 * max(0.0, float(s_all @ s_all) - float(s_sel @ s_sel))
+
+    def _coefficients(self) -> tuple[np.ndarray, float]:
+        return self._svm.w, self._svm.b
+
+    def _finish_fit(self) -> None:
+        self.dual_coef_ = self._svm.alpha.copy()
+        del self._svm

@@ -1,0 +1,319 @@
+"""The column-generation base: validation, the loop, tracing, stopping and staged prediction.
+
+Every fully-corrective ensemble of kernbench (CGENS, LPBoost, CGENS-SLS, MultiBoost, MultiBoost_cw,
+CG-Boost) is the same loop over a *restricted master problem*:
+
+.. code-block:: text
+
+    _init_master(X, y)                       # α₀ / λ₀ / U₀ ..., empty working set
+    repeat (at most max_iter times):
+        g      = _pricing_weights()          # (m,) signed weights, or (m, K) one column per class
+        picks  = _price(g)                   # oracle call(s) on the weak-learner space -> [Pick]
+        score  = _pricing_score(picks)       # default: max pick score
+        if score <= _stop_threshold(): stop  # "converged"   (CGENS: ε; LPBoost: 1 + ε)
+        _add_columns(picks)                  # push the new column(s) into the master
+        step   = _solve_master()             # re-solve, warm-started -> MasterStep
+        W, b   = _coefficients()             # W (J,) or (J, K); b scalar or (K,); kept per iter.
+
+:class:`ColumnGenerationClassifier` does everything except the four method-specific hooks
+``_init_master``, ``_pricing_weights``, ``_add_columns``, ``_solve_master`` (+ ``_coefficients`` and
+``_stop_threshold``). It keeps:
+
+* ``learners_``: the selected weak learners in order (a learner per column; several per iteration is
+  fine, e.g. one per class for MultiBoost_cw); ``self.H_W``: their training columns (m × J);
+* ``coef_path_`` / ``intercept_path_``: the coefficients after EVERY restricted solve (they change
+  each iteration in fully-corrective methods), so ``staged_decision_function`` evaluates the
+  learners once on X and takes one matrix product per iteration;
+* ``trace_``: per iteration ``objective``, ``gap``, ``score`` (pricing score of the added column),
+  ``train_error``, ``time_s`` (cumulative fit time, pricing included), ``n_columns``,
+  ``solver_iter`` and ``solver_stop`` (which stopping rule of the restricted solver fired), plus any
+  ``MasterStep.extra`` entries; ``n_iter_``, ``stop_reason_`` ("converged" | "max_iter" |
+  "empty_space"), ``final_score_``.
+
+Optional hooks with defaults: ``_make_space`` (stump / perceptron / Fourier space from the
+``weak_learner``, ``n_candidates``, ``sigma`` parameters; CG-Boost returns its kernel-column space),
+``_price`` (one oracle call with ``exclude`` = the working set; for a 2-D ``g``, the best pick over
+its columns), ``_decision_from_columns`` (``Hx @ W + b``; CGENS-SLS decodes simplex codes here),
+``_learner_matrix`` (vectorised per learner type), ``_encode_targets``.
+
+Class attributes a subclass sets: ``_binary_only`` (labels mapped to ±1 with +1 = ``classes_[1]``;
+otherwise class indices 0..K−1), ``_include_constant`` (stump space offers the constant column:
+bias-free models), ``_absolute_pricing`` (criterion (8) |Σ g h| instead of (6)).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from kernbench.methods.base import IterativeMixin, KernbenchClassifier
+from kernbench.weak.base import ColumnSet, Pick
+from kernbench.weak.fourier import FourierSpace
+from kernbench.weak.perceptron import PerceptronSpace
+from kernbench.weak.stumps import Stump, StumpSpace, predict_stumps, stump_arrays
+
+
+@dataclass
+class MasterStep:
+    """What one restricted-master solve reports to the loop (one trace row).
+
+    Attributes
+    ----------
+    objective : float
+        Restricted primal objective after the solve.
+    gap : float
+        Method-defined optimality gap (CGENS: Claim 4.1's ½Σ_{j∉𝒲} s_j²); NaN if not computable.
+    solver_stop : str
+        Which stopping rule of the restricted solver fired ("tol", "max_epochs", "optimal", ...).
+    solver_iter : int
+        Iterations of the restricted solver in this call.
+    extra : dict
+        Further per-iteration numbers, traced under their keys.
+    """
+
+    objective: float
+    gap: float = float("nan")
+    solver_stop: str = ""
+    solver_iter: int = 0
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
+    """Base class of column-generation ensembles (see the module docstring for the hook protocol).
+
+    Subclasses define ``__init__`` with their parameters (scikit-learn style). The base reads
+    ``max_iter`` and, when present, ``weak_learner``, ``n_candidates``, ``sigma`` and
+    ``random_state``.
+    """
+
+    path_param: ClassVar[str] = "max_iter"
+    _binary_only: ClassVar[bool] = True
+    _include_constant: ClassVar[bool] = False
+    _absolute_pricing: ClassVar[bool] = True
+
+    # ------------------------------------------------------------------ hooks (subclass)
+    def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
+        """Set up the restricted master for targets ``y`` (±1 floats, or class indices)."""
+        raise NotImplementedError
+
+    def _pricing_weights(self) -> np.ndarray:
+        """Signed sample weights g (m,) of the pricing problem, or G (m, K)."""
+        raise NotImplementedError
+
+    def _add_columns(self, picks: Sequence[Pick]) -> None:
+        """Push the picked columns into the master (the base has already appended them to H_W)."""
+        raise NotImplementedError
+
+    def _solve_master(self) -> MasterStep:
+        """Re-solve the restricted master (warm-started) and report."""
+        raise NotImplementedError
+
+    def _coefficients(self) -> tuple[np.ndarray, Any]:
+        """Current (W, b): W of shape (J,) or (J, K); b a float or shape (K,)."""
+        raise NotImplementedError
+
+    def _stop_threshold(self) -> float:
+        """The loop stops (converged) when the pricing score is ≤ this value."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ hooks with defaults
+    def _make_space(self, X: np.ndarray) -> Any:
+        """The weak-learner space on the training X, or None if it has no candidate."""
+        kind = getattr(self, "weak_learner", "stump")
+        if kind == "stump":
+            space = StumpSpace(X, include_constant=self._include_constant)
+            return space if space.n_candidates > 0 else None
+        n_cand = getattr(self, "n_candidates", 2000)
+        if kind == "perceptron":
+            return PerceptronSpace(X, n_candidates=n_cand, random_state=self._rng)
+        if kind == "fourier":
+            return FourierSpace(
+                X, sigma=getattr(self, "sigma", 1.0), n_candidates=n_cand, random_state=self._rng
+            )
+        raise ValueError(
+            f"unknown weak_learner {kind!r}; expected 'stump', 'perceptron' or 'fourier'"
+        )
+
+    def _price(self, g: np.ndarray) -> list[Pick]:
+        """Oracle call(s): the best learner outside the working set (2-D g: best over columns)."""
+        kw = dict(absolute=self._absolute_pricing, exclude=self._selected)
+        if g.ndim == 1:
+            return [self._space.best(g, rng=self._rng, **kw)]
+        if hasattr(self._space, "best_many"):
+            picks = self._space.best_many(g, **kw)
+        else:
+            picks = [self._space.best(g[:, k], rng=self._rng, **kw) for k in range(g.shape[1])]
+        return [max(picks, key=lambda p: p.score)]
+
+    def _pricing_score(self, picks: Sequence[Pick]) -> float:
+        return max(p.score for p in picks)
+
+    def _encode_targets(self, y: np.ndarray) -> np.ndarray:
+        """±1 floats (+1 = classes_[1]) for binary methods, else class indices."""
+        idx = np.searchsorted(self.classes_, y)
+        return np.where(idx == 1, 1.0, -1.0) if self._binary_only else idx
+
+    def _decision_from_columns(self, Hx: np.ndarray, W: np.ndarray, b: Any) -> np.ndarray:
+        """Decision values from learner outputs Hx (n × J) and coefficients (default Hx W + b)."""
+        return Hx @ W + b
+
+    def _learner_matrix(self, X: np.ndarray) -> np.ndarray:
+        """Outputs of all selected learners on X, shape (n, J), vectorised per learner type."""
+        learners = self.learners_
+        out = np.empty((X.shape[0], len(learners)))
+        by_type: dict[type, list[int]] = defaultdict(list)
+        for j, lrn in enumerate(learners):
+            by_type[type(lrn)].append(j)
+        for cls, idx in by_type.items():
+            group = [learners[j] for j in idx]
+            if cls is Stump:
+                out[:, idx] = predict_stumps(X, *stump_arrays(group))
+            elif hasattr(cls, "predict_many"):
+                out[:, idx] = cls.predict_many(group, X)
+            else:
+                out[:, idx] = np.column_stack([lrn.predict(X) for lrn in group])
+        return out
+
+    # ------------------------------------------------------------------ column store
+    @property
+    def H_W(self) -> np.ndarray:
+        """Training columns of the selected learners, shape (m, J) (a view; valid during fit)."""
+        return self._H[:, : self._n_cols]
+
+    def _append_columns(self, picks: Sequence[Pick]) -> None:
+        k = len(picks)
+        m = self._H.shape[0]
+        if self._n_cols + k > self._H.shape[1]:
+            grown = np.empty((m, max(2 * self._H.shape[1], self._n_cols + k)))
+            grown[:, : self._n_cols] = self.H_W
+            self._H = grown
+        for p in picks:
+            self._H[:, self._n_cols] = p.column
+            self._n_cols += 1
+            self._selected.add(p.column)
+            self.learners_.append(p.learner)
+
+    # ------------------------------------------------------------------ the loop
+    def fit(self, X: Any, y: Any) -> ColumnGenerationClassifier:
+        """Run column generation on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, D)
+        y : array-like of shape (m,)
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if self._binary_only and self.classes_.size != 2:
+            raise ValueError(
+                f"{type(self).__name__} is a binary classifier; got {self.classes_.size} classes"
+            )
+        if self.classes_.size < 2:
+            raise ValueError("need samples of at least 2 classes; got 1 class")
+        seed = getattr(self, "random_state", None)
+        self._rng = np.random.default_rng(check_random_state(seed).randint(np.iinfo(np.int32).max))
+        m = X.shape[0]
+        self._H = np.empty((m, 32))
+        self._n_cols = 0
+        self._selected = ColumnSet()
+        self.learners_: list[Any] = []
+        self.coef_path_: list[np.ndarray] = []
+        self.intercept_path_: list[Any] = []
+        trace: dict[str, list] = defaultdict(list)
+        y_enc = self._encode_targets(y)
+
+        t0 = time.perf_counter()
+        self._space = self._make_space(X)
+        self._init_master(X, y_enc)
+        self.stop_reason_ = "max_iter"
+        self.final_score_ = float("nan")
+        for _ in range(self.max_iter):
+            if self._space is None:
+                self.stop_reason_ = "empty_space"
+                break
+            g = self._pricing_weights()
+            picks = self._price(g)
+            score = self._pricing_score(picks)
+            self.final_score_ = float(score)
+            if score <= self._stop_threshold():
+                self.stop_reason_ = "converged"
+                break
+            self._append_columns(picks)
+            self._add_columns(picks)
+            step = self._solve_master()
+            W, b = self._coefficients()
+            self.coef_path_.append(np.array(W, dtype=np.float64, copy=True))
+            self.intercept_path_.append(np.array(b, dtype=np.float64, copy=True))
+            dec = self._decision_from_columns(self.H_W, W, b)
+            trace["objective"].append(float(step.objective))
+            trace["gap"].append(float(step.gap))
+            trace["score"].append(float(score))
+            trace["train_error"].append(float(np.mean(self._labels_from_decision(dec) != y)))
+            trace["time_s"].append(time.perf_counter() - t0)
+            trace["n_columns"].append(self._n_cols)
+            trace["solver_iter"].append(int(step.solver_iter))
+            trace["solver_stop"].append(step.solver_stop)
+            for key, value in step.extra.items():
+                trace[key].append(value)
+        self.n_iter_ = len(self.coef_path_)
+        self.trace_ = dict(trace)
+        if self.n_iter_:
+            self.coef_, self.intercept_ = self.coef_path_[-1], self.intercept_path_[-1]
+        else:
+            W, b = self._coefficients()
+            self.coef_ = np.array(W, dtype=np.float64)
+            self.intercept_ = np.array(b, dtype=np.float64)
+        self.model_size_ = len(self.learners_)
+        self.fit_time_ = time.perf_counter() - t0
+        self._finish_fit()
+        del self._H, self._space, self._selected
+        return self
+
+    def _finish_fit(self) -> None:
+        """Hook after the loop (e.g. drop large solver state)."""
+
+    # ------------------------------------------------------------------ prediction
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Decision values F(x) of the final model (binary: shape (n,), positive ↔ classes_[1])."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        Hx = self._learner_matrix(X)
+        return self._decision_from_columns(
+            Hx[:, : self.coef_.shape[0]], self.coef_, self.intercept_
+        )
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class labels: sign of F (binary, sign(0) = +1) or the argmax over classes."""
+        return self._labels_from_decision(self.decision_function(X))
+
+    def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
+        """Decision values after iterations 1..n_iter_ (learners evaluated once on X).
+
+        A fit that converged before adding any column yields the column-free model once.
+        """
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        Hx = self._learner_matrix(X)
+        if not self.coef_path_:
+            yield self._decision_from_columns(Hx[:, :0], self.coef_, self.intercept_)
+            return
+        for W, b in zip(self.coef_path_, self.intercept_path_):
+            yield self._decision_from_columns(Hx[:, : W.shape[0]], W, b)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = not self._binary_only
+        return tags

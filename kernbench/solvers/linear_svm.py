@@ -1,0 +1,466 @@
+"""The restricted linear SVM (1)/(2) of the CGENS paper over a growing set of explicit columns.
+
+Problem (1): min_{w,b,ξ≥0} ½||w||² + C·1ᵀξ  s.t. y_i(wᵀφ_i + b) ≥ 1 − ξ_i, with φ_i the i-th row
+of the column matrix Φ = H_𝒲 ∈ R^{m×J}. Dual (2): max 1ᵀα − ½||Φᵀ(y∘α)||²  s.t. 0 ≤ α ≤ C (and
+yᵀα = 0).
+
+:class:`RestrictedLinearSVM` keeps the state of one column-generation run: the columns, α, w and the
+dual gradient, so that adding a column and re-solving is a warm start (METHODS.md §0.6: the new
+coordinate's α entry is unchanged, w gains H_newᵀ(y∘α)).
+
+Two ``bias_mode`` values:
+
+``"exact"``
+    b is not regularised, the dual keeps the equality yᵀα = 0. Solved by SMO (pairwise dual
+    coordinate descent) with LIBSVM's second-order working-set selection and a maintained
+    gradient; the Gram matrix K = ΦΦᵀ is kept (updated by a rank-k term per added block) while m
+    is small enough (``gram_max_rows``), otherwise kernel rows are computed from Φ on the fly.
+    Stopping rule: the maximal KKT violation m(α) − M(α) ≤ ``tol`` (LIBSVM's rule), or the step
+    cap ``max_epochs · m``.
+
+``"liblinear"``
+    b is a constant feature (value 1) and therefore regularised: ½(||w||² + b²); no equality
+    constraint. Solved by LIBLINEAR's single-coordinate dual CD for the L1 loss (random order,
+    shrinking). Stopping: projected-gradient range PG_max − PG_min ≤ ``tol``, or ``max_epochs``
+    epochs.
+
+Each :meth:`RestrictedLinearSVM.solve` returns a :class:`SolveInfo` recording which rule fired.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numba
+import numpy as np
+
+BiasMode = Literal["exact", "liblinear"]
+_TAU = 1e-12  # LIBSVM's guard for non-positive pair curvature
+
+
+@dataclass(frozen=True)
+class SolveInfo:
+    """What one restricted solve did.
+
+    Attributes
+    ----------
+    primal, dual : float
+        Objective of (1) at (w, b) and of (2) at α (``liblinear``: the problem with ½b² added).
+    violation : float
+        Projected-gradient KKT violation at exit (the quantity compared with ``tol``).
+    n_iter : int
+        SMO pair updates (``exact``) or epochs (``liblinear``).
+    stop_rule : str
+        ``"tol"`` (violation ≤ tol) or ``"max_epochs"`` (the cap fired first).
+    """
+
+    primal: float
+    dual: float
+    violation: float
+    n_iter: int
+    stop_rule: str
+
+    @property
+    def gap(self) -> float:
+        """Duality gap primal − dual (≥ 0 up to rounding)."""
+        return self.primal - self.dual
+
+
+@numba.njit(cache=True)
+def _kernel_row(use_gram, K, Phi, i, out):
+    """out[t] = φ_tᵀφ_i (from the Gram matrix, or computed from the columns)."""
+    m = out.shape[0]
+    if use_gram:
+        for t in range(m):
+            out[t] = K[i, t]
+    else:
+        J = Phi.shape[1]
+        for t in range(m):
+            s = 0.0
+            for k in range(J):
+                s += Phi[t, k] * Phi[i, k]
+            out[t] = s
+
+
+@numba.njit(cache=True)
+def smo_solve(use_gram, K, Phi, diag, y, alpha, G, C, tol, max_steps):  # pragma: no cover - numba
+    """SMO on dual (2) with yᵀα = 0 (LIBSVM WSS2 [Fan, Chen & Lin 2005]), in place on α and G.
+
+    G is the gradient of f(α) = ½αᵀQα − 1ᵀα, Q = (yyᵀ)∘K, i.e. G_i = y_i φ_iᵀw − 1.
+    Returns (steps, violation, converged).
+    """
+    m = y.shape[0]
+    row_i = np.empty(m)
+    row_j = np.empty(m)
+    steps = 0
+    violation = np.inf
+    while True:
+        # I_up: α_t can move in direction +y_t; I_low: in direction −y_t.
+        gmax = -np.inf
+        gmax2 = -np.inf
+        i = -1
+        for t in range(m):
+            yt = y[t]
+            at = alpha[t]
+            if (yt > 0 and at < C) or (yt < 0 and at > 0):
+                v = -yt * G[t]
+                if v >= gmax:
+                    gmax = v
+                    i = t
+            if (yt > 0 and at > 0) or (yt < 0 and at < C):
+                v = yt * G[t]
+                if v >= gmax2:
+                    gmax2 = v
+        violation = gmax + gmax2  # m(α) − M(α)
+        if violation <= tol or i < 0:
+            return steps, violation, True
+        if steps >= max_steps:
+            return steps, violation, False
+        _kernel_row(use_gram, K, Phi, i, row_i)
+        kii = diag[i]
+        j = -1
+        best = np.inf
+        for t in range(m):
+            yt = y[t]
+            at = alpha[t]
+            if (yt > 0 and at > 0) or (yt < 0 and at < C):
+                b = gmax + yt * G[t]
+                if b > 0:
+                    a = kii + diag[t] - 2.0 * row_i[t]
+                    if a <= 0:
+                        a = _TAU
+                    v = -(b * b) / a
+                    if v <= best:
+                        best = v
+                        j = t
+        if j < 0:
+            return steps, violation, True
+        _kernel_row(use_gram, K, Phi, j, row_j)
+        a = kii + diag[j] - 2.0 * row_i[j]
+        if a <= 0:
+            a = _TAU
+        bij = -y[i] * G[i] + y[j] * G[j]
+        # move α_i += y_i·s, α_j −= y_j·s (keeps yᵀα), s ≥ 0, clipped to the box
+        cap_i = C - alpha[i] if y[i] > 0 else alpha[i]
+        cap_j = alpha[j] if y[j] > 0 else C - alpha[j]
+        s = bij / a
+        if s > cap_i:
+            s = cap_i
+        if s > cap_j:
+            s = cap_j
+        if s <= 0.0:
+            return steps, violation, True
+        alpha[i] += y[i] * s
+        alpha[j] -= y[j] * s
+        if alpha[i] < 0.0:
+            alpha[i] = 0.0
+        elif alpha[i] > C:
+            alpha[i] = C
+        if alpha[j] < 0.0:
+            alpha[j] = 0.0
+        elif alpha[j] > C:
+            alpha[j] = C
+        for t in range(m):
+            G[t] += y[t] * s * (row_i[t] - row_j[t])  # ∂G = Q(Δα), Δα = s(y_i e_i − y_j e_j)
+        steps += 1
+
+
+@numba.njit(cache=True)
+def dcd_solve(Phi, bias, y, alpha, w, C, tol, max_epochs, seed):  # pragma: no cover - numba
+    """LIBLINEAR's dual CD for the L1-loss SVM (solve_l2r_l1l2_svc), in place on α and w.
+
+    The bias is the last entry of ``w`` with feature value ``bias`` (0 disables it).
+    Returns (epochs, violation, converged).
+    """
+    np.random.seed(seed)  # noqa: NPY002 (numba supports only the legacy global generator)
+    m, J = Phi.shape
+    qd = np.empty(m)
+    for i in range(m):
+        s = bias * bias
+        for k in range(J):
+            s += Phi[i, k] * Phi[i, k]
+        qd[i] = s
+    index = np.arange(m)
+    active = m
+    pg_max_old = np.inf
+    pg_min_old = -np.inf
+    epoch = 0
+    violation = np.inf
+    while epoch < max_epochs:
+        pg_max_new = -np.inf
+        pg_min_new = np.inf
+        for s in range(active):  # random permutation of the active set
+            r = s + np.random.randint(active - s)  # noqa: NPY002
+            tmp = index[s]
+            index[s] = index[r]
+            index[r] = tmp
+        s = 0
+        while s < active:
+            i = index[s]
+            yi = y[i]
+            dot = w[J] * bias
+            for k in range(J):
+                dot += w[k] * Phi[i, k]
+            g = yi * dot - 1.0
+            pg = 0.0
+            if alpha[i] == 0.0:
+                if g > pg_max_old:  # shrink
+                    active -= 1
+                    index[s] = index[active]
+                    index[active] = i
+                    continue
+                elif g < 0.0:
+                    pg = g
+            elif alpha[i] == C:
+                if g < pg_min_old:
+                    active -= 1
+                    index[s] = index[active]
+                    index[active] = i
+                    continue
+                elif g > 0.0:
+                    pg = g
+            else:
+                pg = g
+            if pg > pg_max_new:
+                pg_max_new = pg
+            if pg < pg_min_new:
+                pg_min_new = pg
+            if abs(pg) > 1.0e-12 and qd[i] > 0.0:
+                old = alpha[i]
+                new = old - g / qd[i]
+                if new < 0.0:
+                    new = 0.0
+                elif new > C:
+                    new = C
+                alpha[i] = new
+                d = (new - old) * yi
+                for k in range(J):
+                    w[k] += d * Phi[i, k]
+                w[J] += d * bias
+            s += 1
+        epoch += 1
+        violation = pg_max_new - pg_min_new
+        if violation <= tol:
+            if active == m:
+                return epoch, violation, True
+            active = m  # re-check on the full set before stopping
+            pg_max_old = np.inf
+            pg_min_old = -np.inf
+            continue
+        pg_max_old = pg_max_new if pg_max_new > 0 else np.inf
+        pg_min_old = pg_min_new if pg_min_new < 0 else -np.inf
+    return epoch, violation, False
+
+
+class RestrictedLinearSVM:
+    """Warm-startable solver of the restricted SVM (1)/(2) over a growing column matrix.
+
+    Parameters
+    ----------
+    y : ndarray of shape (m,)
+        Labels in {−1, +1}.
+    C : float
+        Regularisation parameter of (1).
+    bias_mode : {"exact", "liblinear"}
+        Unregularised bias (dual equality yᵀα = 0, SMO) or LIBLINEAR's bias-as-feature dual CD.
+    tol : float
+        Projected-gradient stopping tolerance (see module docstring).
+    max_epochs : int
+        Cap: epochs (``liblinear``) or ``max_epochs · m`` pair updates (``exact``).
+    alpha0 : ndarray of shape (m,) or float, optional
+        Initial α (default C/2). In ``exact`` mode it is made feasible for yᵀα = 0 by scaling
+        down the class with the larger total.
+    gram_max_rows : int
+        ``exact`` mode keeps the m × m Gram matrix when m ≤ this, else computes kernel rows on
+        the fly.
+    seed : int
+        Seed of the coordinate order (``liblinear``).
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (m,)
+    w : ndarray of shape (J,)
+        Column weights, w = Φᵀ(y∘α) (KKT (7)).
+    b : float
+    """
+
+    def __init__(
+        self,
+        y: np.ndarray,
+        C: float,
+        *,
+        bias_mode: BiasMode = "exact",
+        tol: float = 1e-3,
+        max_epochs: int = 1000,
+        alpha0: np.ndarray | float | None = None,
+        gram_max_rows: int = 6000,
+        seed: int = 0,
+    ) -> None:
+        if bias_mode not in ("exact", "liblinear"):
+            raise ValueError(f"bias_mode must be 'exact' or 'liblinear', got {bias_mode!r}")
+        self.y = np.ascontiguousarray(y, dtype=np.float64)
+        if not np.all(np.abs(self.y) == 1.0):
+            raise ValueError("labels must be in {-1, +1}")
+        self.C = float(C)
+        self.bias_mode = bias_mode
+        self.tol = float(tol)
+        self.max_epochs = int(max_epochs)
+        self.seed = int(seed)
+        m = self.y.shape[0]
+        a = np.full(m, self.C / 2.0) if alpha0 is None else np.broadcast_to(alpha0, (m,))
+        self.alpha = np.clip(np.array(a, dtype=np.float64), 0.0, self.C)
+        if bias_mode == "exact":
+            self.alpha = feasible_alpha(self.alpha, self.y)
+        self._Phi = np.zeros((m, 16))
+        self._J = 0
+        self._use_gram = m <= gram_max_rows
+        self._K = np.zeros((m, m)) if self._use_gram else np.zeros((1, 1))
+        self._diag = np.zeros(m)
+        self._w = np.zeros(1)  # J entries + the liblinear bias slot
+        self._calls = 0
+        self.b = 0.0
+
+    # --- state -------------------------------------------------------------------------------
+    @property
+    def n_columns(self) -> int:
+        return self._J
+
+    @property
+    def columns(self) -> np.ndarray:
+        """The column matrix Φ = H_𝒲 (view, shape (m, J))."""
+        return self._Phi[:, : self._J]
+
+    @property
+    def w(self) -> np.ndarray:
+        return self._w[: self._J].copy()
+
+    def decision_train(self) -> np.ndarray:
+        """Training decision values Φw + b."""
+        return self.columns @ self._w[: self._J] + self.b
+
+    def add_columns(self, H_new: np.ndarray) -> np.ndarray:
+        """Append columns (shape (m,) or (m, k)); α is kept (warm start), w gains H_newᵀ(y∘α).
+
+        Returns the new columns' pricing scores H_newᵀ(y∘α).
+        """
+        H_new = np.asarray(H_new, dtype=np.float64)
+        if H_new.ndim == 1:
+            H_new = H_new[:, None]
+        m, k = H_new.shape
+        if m != self.y.shape[0]:
+            raise ValueError(f"column length {m} != number of samples {self.y.shape[0]}")
+        if self._J + k > self._Phi.shape[1]:
+            cap = max(2 * self._Phi.shape[1], self._J + k)
+            grown = np.zeros((m, cap))
+            grown[:, : self._J] = self.columns
+            self._Phi = grown
+        self._Phi[:, self._J : self._J + k] = H_new
+        self._J += k
+        scores = H_new.T @ (self.y * self.alpha)
+        w = np.zeros(self._J + 1)
+        w[: self._J - k] = self._w[: self._J - k]
+        w[self._J - k : self._J] = scores  # (7) for the new coordinates at the current α
+        w[self._J] = self._w[-1]
+        self._w = w
+        self._diag += np.einsum("ij,ij->i", H_new, H_new)
+        if self._use_gram:
+            self._K += H_new @ H_new.T
+        return scores
+
+    # --- objectives ----------------------------------------------------------------------------
+    def primal_objective(self, w: np.ndarray | None = None, b: float | None = None) -> float:
+        """½||w||² + C·Σ hinge (``liblinear``: + ½b²) at (w, b) (default: the current solution)."""
+        w = self._w[: self._J] if w is None else w
+        b = self.b if b is None else b
+        margins = self.y * (self.columns @ w + b)
+        reg = 0.5 * float(w @ w) + (0.5 * b * b if self.bias_mode == "liblinear" else 0.0)
+        return reg + self.C * float(np.maximum(0.0, 1.0 - margins).sum())
+
+    def dual_objective(self, alpha: np.ndarray | None = None) -> float:
+        """1ᵀα − ½||Φᵀ(y∘α)||² (``liblinear``: − ½(yᵀα)² for the bias feature)."""
+        alpha = self.alpha if alpha is None else alpha
+        v = self.columns.T @ (self.y * alpha)
+        q = float(v @ v)
+        if self.bias_mode == "liblinear":
+            q += float(self.y @ alpha) ** 2
+        return float(alpha.sum()) - 0.5 * q
+
+    # --- solve ---------------------------------------------------------------------------------
+    def solve(self, tol: float | None = None, max_epochs: int | None = None) -> SolveInfo:
+        """Re-solve from the current α (warm start). Returns the :class:`SolveInfo`."""
+        tol = self.tol if tol is None else float(tol)
+        max_epochs = self.max_epochs if max_epochs is None else int(max_epochs)
+        Phi = self.columns
+        m = self.y.shape[0]
+        if self.bias_mode == "exact":
+            w = Phi.T @ (self.y * self.alpha)
+            G = self.y * (Phi @ w) - 1.0
+            steps, viol, ok = smo_solve(
+                self._use_gram,
+                self._K,
+                Phi,
+                self._diag,
+                self.y,
+                self.alpha,
+                G,
+                self.C,
+                tol,
+                max_epochs * m,
+            )
+            self._w = np.append(Phi.T @ (self.y * self.alpha), 0.0)
+            G = self.y * (Phi @ self._w[: self._J]) - 1.0  # fresh gradient (no drift)
+            self.b = -libsvm_rho(G, self.y, self.alpha, self.C)
+            n_iter = int(steps)
+        else:
+            self._w = np.append(Phi.T @ (self.y * self.alpha), float(self.y @ self.alpha))
+            self._calls += 1
+            epochs, viol, ok = dcd_solve(
+                Phi,
+                1.0,
+                self.y,
+                self.alpha,
+                self._w,
+                self.C,
+                tol,
+                max_epochs,
+                self.seed + self._calls,
+            )
+            self.b = float(self._w[self._J])
+            n_iter = int(epochs)
+        return SolveInfo(
+            primal=self.primal_objective(),
+            dual=self.dual_objective(),
+            violation=float(viol),
+            n_iter=n_iter,
+            stop_rule="tol" if ok else "max_epochs",
+        )
+
+
+def feasible_alpha(alpha: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Scale the class with the larger Σα down so that yᵀα = 0 (stays in the box)."""
+    alpha = alpha.copy()
+    pos, neg = y > 0, y < 0
+    sp, sn = alpha[pos].sum(), alpha[neg].sum()
+    if sp > sn and sp > 0:
+        alpha[pos] *= sn / sp
+    elif sn > sp and sn > 0:
+        alpha[neg] *= sp / sn
+    return alpha
+
+
+def libsvm_rho(G: np.ndarray, y: np.ndarray, alpha: np.ndarray, C: float) -> float:
+    """LIBSVM's ρ (b = −ρ): mean of y_iG_i over free α_i, else the feasible interval's midpoint."""
+    yG = y * G
+    free = (alpha > 0) & (alpha < C)
+    if free.any():
+        return float(yG[free].mean())
+    at_upper = alpha >= C
+    at_lower = alpha <= 0
+    ub_set = (at_upper & (y < 0)) | (at_lower & (y > 0))
+    lb_set = (at_upper & (y > 0)) | (at_lower & (y < 0))
+    ub = yG[ub_set].min() if ub_set.any() else np.inf
+    lb = yG[lb_set].max() if lb_set.any() else -np.inf
+    if np.isfinite(ub) and np.isfinite(lb):
+        return float((ub + lb) / 2.0)
+    return float(ub if np.isfinite(ub) else lb if np.isfinite(lb) else 0.0)

@@ -1,0 +1,91 @@
+"""Sampled Fourier weak learners h(x) = s·cos(θᵀx − κ) (METHODS.md §0.3, §0.4).
+
+θ ~ N(0, σ⁻² I_D), κ ~ U[0, 2π]; E[h(x)h(x')] = ½·exp(−||x − x'||²/(2σ²)). The negation −h is
+cos(θᵀx − κ − π) mathematically; the polarity s is stored explicitly so that the negated
+training column is exact. Candidates are picked by the shared rule of
+:func:`kernbench.weak.perceptron.pick_from_candidates`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernbench.weak.base import ColumnSet, Pick
+from kernbench.weak.perceptron import _stack, pick_from_candidates
+
+
+@dataclass(frozen=True)
+class FourierFeature:
+    """h(x) = polarity · cos(θᵀx − κ)."""
+
+    theta: np.ndarray
+    kappa: float
+    polarity: float = 1.0
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return self.polarity * np.cos(np.asarray(X, dtype=np.float64) @ self.theta - self.kappa)
+
+    def negated(self) -> FourierFeature:
+        return FourierFeature(self.theta, self.kappa, -self.polarity)
+
+    @staticmethod
+    def predict_many(learners: Sequence[FourierFeature], X: np.ndarray) -> np.ndarray:
+        """Outputs of many Fourier features on X in one matrix product: shape (n, J)."""
+        Theta, kappa, pol = _stack(learners)
+        return pol * np.cos(np.asarray(X, dtype=np.float64) @ Theta - kappa)
+
+
+class FourierSpace:
+    """Random Fourier features on a training set.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, D)
+    sigma : float
+        Bandwidth σ of the Gaussian kernel exp(−||x − x'||²/(2σ²)) the features approximate.
+    n_candidates : int
+        P, fresh candidates per oracle call (default 2000).
+    random_state : int, Generator or None
+        Default generator when :meth:`best` gets no ``rng``.
+    """
+
+    def __init__(
+        self, X: np.ndarray, sigma: float = 1.0, n_candidates: int = 2000, random_state=None
+    ) -> None:
+        if not sigma > 0:
+            raise ValueError(f"sigma must be positive, got {sigma!r}")
+        self.X = np.ascontiguousarray(X, dtype=np.float64)
+        self.sigma = float(sigma)
+        self.n_candidates = int(n_candidates)
+        self._rng = np.random.default_rng(random_state)
+
+    def sample(
+        self, rng: np.random.Generator, P: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Draw P candidates: Θ (D × P) with N(0, σ⁻²) entries, κ ~ U[0, 2π]."""
+        P = self.n_candidates if P is None else P
+        Theta = rng.standard_normal((self.X.shape[1], P)) / self.sigma
+        kappa = rng.uniform(0.0, 2.0 * np.pi, size=P)
+        return Theta, kappa
+
+    def best(
+        self,
+        g: np.ndarray,
+        *,
+        absolute: bool = False,
+        exclude: ColumnSet | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> Pick:
+        """Best of P fresh Fourier features under Σ g_i h(x_i) (``absolute``: its modulus)."""
+        rng = self._rng if rng is None else rng
+        g = np.asarray(g, dtype=np.float64)
+        while True:
+            Theta, kappa = self.sample(rng)
+            pick = pick_from_candidates(
+                self.X, g, Theta, kappa, np.cos, FourierFeature, absolute=absolute, exclude=exclude
+            )
+            if pick is not None:
+                return pick
