@@ -1,0 +1,188 @@
+"""Statistics behind a results table: spreads, the paired significance test, ranks, agreement.
+
+Conventions (PROTOCOLS.md §0): ``std`` is the sample standard deviation over realisations
+(ddof = 1), ``stderr`` is ``std / sqrt(n)``. Realisations are paired across methods (every method of
+a table sees the same splits), so two methods are compared with a paired t-test over the
+realisations both have, as Lin & Li mark "results as significant as the best".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+SpreadKind = Literal["std", "stderr"]
+
+
+def sample_std(values: Sequence[float] | np.ndarray) -> float | None:
+    """Sample standard deviation (ddof = 1); ``None`` for fewer than two values."""
+    x = np.asarray(values, dtype=float)
+    if x.size < 2:
+        return None
+    return float(np.std(x, ddof=1))
+
+
+def standard_error(values: Sequence[float] | np.ndarray) -> float | None:
+    """``std / sqrt(n)`` with the sample std; ``None`` for fewer than two values."""
+    s = sample_std(values)
+    return None if s is None else s / float(np.sqrt(len(values)))
+
+
+def mean_spread(
+    values: Sequence[float] | np.ndarray, kind: SpreadKind = "std"
+) -> tuple[float | None, float | None]:
+    """Mean and spread (``std`` or ``stderr``) of ``values``.
+
+    Returns ``(None, None)`` for no values and ``(mean, None)`` for one value.
+    """
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return None, None
+    if kind == "std":
+        spread = sample_std(x)
+    elif kind == "stderr":
+        spread = standard_error(x)
+    else:
+        raise ValueError(f"unknown spread kind {kind!r}; expected 'std' or 'stderr'")
+    return float(np.mean(x)), spread
+
+
+def paired_ttest_pvalue(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
+    """Two-sided p-value of the paired t-test of ``a`` against ``b`` (realisations in one order).
+
+    The degenerate cases scipy leaves undefined are resolved by their limits: identical vectors
+    (all differences zero) give p = 1 (no evidence of a difference); a constant non-zero difference
+    (zero variance of the differences) gives p = 0.
+
+    Raises
+    ------
+    ValueError
+        If the vectors differ in length or hold fewer than two pairs.
+    """
+    x = np.asarray(a, dtype=float)
+    y = np.asarray(b, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"paired samples must be 1-D of equal length, got {x.shape} and {y.shape}")
+    if x.size < 2:
+        raise ValueError("a paired t-test needs at least two pairs")
+    d = x - y
+    scale = max(float(np.max(np.abs(x))), float(np.max(np.abs(y))), 1.0)
+    if np.all(np.abs(d) <= 1e-12 * scale):
+        return 1.0
+    if np.all(np.abs(d - d[0]) <= 1e-12 * scale):
+        return 0.0
+    return float(stats.ttest_rel(x, y).pvalue)
+
+
+def not_significantly_worse(
+    best: dict[int, float], other: dict[int, float], alpha: float = 0.05
+) -> tuple[bool, float | None]:
+    """Whether ``other`` is not significantly different from ``best`` at level ``alpha``.
+
+    Parameters
+    ----------
+    best, other : dict
+        ``realisation index -> value`` of the row's best method and of the method compared.
+    alpha : float
+        Two-sided significance level.
+
+    Returns
+    -------
+    (mark, p_value)
+        ``mark`` is True when the paired test over the shared realisations gives p >= alpha; with
+        fewer than two shared realisations there is no test: ``(False, None)``.
+    """
+    shared = sorted(set(best) & set(other))
+    if len(shared) < 2:
+        return False, None
+    p = paired_ttest_pvalue([best[r] for r in shared], [other[r] for r in shared])
+    return p >= alpha, p
+
+
+def row_ranks(
+    means: Sequence[float] | np.ndarray,
+    spreads: Sequence[float] | np.ndarray | None = None,
+    *,
+    rule: Literal["average", "competition"] = "average",
+) -> np.ndarray:
+    """Ranks (1 = lowest mean) of the methods on one dataset.
+
+    Parameters
+    ----------
+    means : array of shape (n_methods,)
+    spreads : array of shape (n_methods,), optional
+        Only for ``rule="competition"``: equal means are ordered by the smaller spread.
+    rule : "average" | "competition"
+        ``average``: ties in the mean share the average of the ranks they span (1, 2.5, 2.5, 4).
+        ``competition``: the ExRM paper's rule (PROTOCOLS.md §5, Table 1): sort by mean, equal
+        means by the smaller spread; identical (mean, spread) pairs share the lowest rank
+        (1, 2, 2, 4).
+    """
+    m = np.asarray(means, dtype=float)
+    if rule == "average":
+        return stats.rankdata(m, method="average")
+    if rule != "competition":
+        raise ValueError(f"unknown rank rule {rule!r}; expected 'average' or 'competition'")
+    s = np.zeros_like(m) if spreads is None else np.asarray(spreads, dtype=float)
+    s = np.where(np.isnan(s), np.inf, s)
+    # rank of i = 1 + number of methods j with a strictly better (mean, spread) pair
+    better = (m[None, :] < m[:, None]) | ((m[None, :] == m[:, None]) & (s[None, :] < s[:, None]))
+    return 1.0 + better.sum(axis=1)
+
+
+def average_ranks(
+    means: np.ndarray,
+    spreads: np.ndarray | None = None,
+    *,
+    rule: Literal["average", "competition"] = "average",
+) -> tuple[np.ndarray, int]:
+    """Mean rank of every method over the datasets where all methods have a result.
+
+    Parameters
+    ----------
+    means : array of shape (n_datasets, n_methods)
+        NaN where a method has no result on a dataset; such datasets are left out.
+    spreads : array of the same shape, optional
+        Tie-break for ``rule="competition"`` (see :func:`row_ranks`).
+
+    Returns
+    -------
+    (ranks, n_used)
+        Mean rank per method (NaN everywhere when no dataset is complete) and the number of
+        datasets used.
+    """
+    m = np.asarray(means, dtype=float)
+    if m.ndim != 2:
+        raise ValueError(f"means must be 2-D (datasets x methods), got shape {m.shape}")
+    complete = ~np.isnan(m).any(axis=1)
+    if not complete.any():
+        return np.full(m.shape[1], np.nan), 0
+    rows = []
+    for i in np.flatnonzero(complete):
+        s = None if spreads is None else np.asarray(spreads, dtype=float)[i]
+        rows.append(row_ranks(m[i], s, rule=rule))
+    return np.mean(rows, axis=0), int(complete.sum())
+
+
+def within_tolerance(
+    ours_mean: float,
+    ours_spread: float | None,
+    published_mean: float,
+    published_spread: float | None,
+    *,
+    k: float = 2.0,
+    floor: float = 1.5,
+) -> bool:
+    """Whether our value lies within ``max(k * combined spread, floor)`` of the published one.
+
+    ``combined spread = sqrt(ours² + theirs²)``, both of the same kind (std or stderr); a missing
+    spread counts as 0. With the defaults this is the agreement criterion of the paper issues:
+    within max(2 × combined spread, 1.5 points).
+    """
+    a = 0.0 if ours_spread is None else float(ours_spread)
+    b = 0.0 if published_spread is None else float(published_spread)
+    combined = float(np.hypot(a, b))
+    return abs(float(ours_mean) - float(published_mean)) <= max(k * combined, floor)
