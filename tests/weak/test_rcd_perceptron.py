@@ -1,0 +1,225 @@
+"""RCD perceptron (METHODS §4.3) against brute force and the invariants of §4.4."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernbench.weak.base import ColumnSet
+from kernbench.weak.rcd_perceptron import (
+    Perceptron,
+    RCDPerceptronSpace,
+    augment,
+    exact_step,
+    rcd_directions,
+    rcd_loop,
+    train_rcd_perceptron,
+    update_wgt,
+)
+
+
+def direct_error(Xa: np.ndarray, w: np.ndarray, yw: np.ndarray) -> float:
+    """Σ|y'_n| [sign(w̃ᵀx̃_n) ≠ sign(y'_n)] with sign(0) = +1, straight from the definition."""
+    pred = np.where(Xa @ w >= 0.0, 1.0, -1.0)
+    return float(sum(abs(v) for p, v in zip(pred, yw) if v != 0 and p != np.sign(v)))
+
+
+def random_problem(seed: int, m: int = 14, d: int = 3, duplicates: int = 3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d))
+    X[:duplicates] = X[duplicates : 2 * duplicates]  # repeated points: equal z for every direction
+    yw = rng.choice([-1.0, 1.0], size=m) * rng.uniform(0.1, 1.0, size=m)
+    Xa = augment(X)
+    w = rng.uniform(-1.0, 1.0, size=d + 1)
+    u = rng.uniform(-1.0, 1.0, size=d + 1)
+    return Xa, yw, w, u
+
+
+def brute_force_step(Xa: np.ndarray, yw: np.ndarray, w: np.ndarray, u: np.ndarray):
+    """Every candidate α (all midpoints of the projected points, the sentinels, a dense grid), each
+    scored by classifying every point with w̃ + αu; returns (sorted candidate t, errors)."""
+    a = Xa @ u
+    o = Xa @ w
+    z = np.unique(o[a != 0] / a[a != 0])
+    ts = [z[0] - 1.0, z[-1] + 1.0, *((z[:-1] + z[1:]) / 2)]
+    ts += list(np.linspace(z[0] - 3.0, z[-1] + 3.0, 2001))
+    ts = np.array(sorted(t for t in ts if not np.any(z == t)))
+    errs = np.array([direct_error(Xa, w - t * u, yw) for t in ts])
+    return ts, errs
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_update_wgt_equals_brute_force_over_all_alpha(seed):
+    Xa, yw, w, u = random_problem(seed)
+    w_new, err_before = update_wgt(w, u, Xa, yw)
+    ts, errs = brute_force_step(Xa, yw, w, u)
+    assert err_before == pytest.approx(direct_error(Xa, w, yw), abs=1e-12)
+    assert direct_error(Xa, w_new, yw) == pytest.approx(errs.min(), abs=1e-12)
+    assert direct_error(Xa, w_new, yw) <= err_before + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_exact_step_takes_first_minimiser_among_midpoints(seed):
+    # Integer weights make ties between thresholds frequent, so the tie rule is exercised.
+    rng = np.random.default_rng(100 + seed)
+    z = rng.integers(0, 6, size=12).astype(float)
+    g = rng.choice([-2.0, -1.0, 1.0, 2.0], size=12)
+    t, err = exact_step(z, g)
+    # independent: groups by exact z, drop cancelled groups, score every candidate directly
+    zu = np.array([v for v in np.unique(z) if g[z == v].sum() != 0])
+    cands = [zu[0] - 1.0, *((zu[:-1] + zu[1:]) / 2), zu[-1] + 1.0]
+
+    def err_at(t0: float) -> float:
+        pred = np.where(z - t0 >= 0, 1.0, -1.0)
+        return float(np.abs(g)[pred != np.sign(g)].sum())
+
+    errs = [err_at(c) for c in cands]
+    assert err == pytest.approx(min(errs))
+    assert t == cands[int(np.argmin(errs))]
+
+
+def test_exact_step_merges_equal_z_and_drops_cancelled_groups():
+    # z = 1 holds +2 and -2: the group cancels, so the midpoint skips it (1 = (0 + 2) / 2).
+    t, err = exact_step(np.array([0.0, 1.0, 1.0, 2.0]), np.array([-1.0, 2.0, -2.0, 1.0]))
+    assert (t, err) == (1.0, 2.0)
+    # ties between the low sentinel and the top: the first (lowest t) wins
+    t, err = exact_step(np.array([0.0, 1.0, 1.0, 2.0]), np.array([1.0, 2.0, -2.0, -1.0]))
+    assert (t, err) == (-1.0, 3.0)
+    # all weight on one side: a sentinel threshold, zero error
+    t, err = exact_step(np.array([3.0, 5.0]), np.array([1.0, 1.0]))
+    assert (t, err) == (2.0, 0.0)
+    t, err = exact_step(np.array([3.0, 5.0]), np.array([-1.0, -1.0]))
+    assert (t, err) == (6.0, 0.0)
+
+
+def test_points_orthogonal_to_the_direction_keep_their_prediction():
+    Xa = augment(np.array([[1.0, 0.0], [0.0, 1.0], [0.0, -1.0], [2.0, 0.5]]))
+    u = np.array([0.0, 1.0, 0.0])  # a_n = 0 for the first point
+    w = np.array([-1.0, 0.2, 0.1])
+    yw = np.array([1.0, 1.0, -1.0, 1.0])
+    w_new, _ = update_wgt(w, u, Xa, yw)
+    assert np.sign(Xa[0] @ w_new) == np.sign(Xa[0] @ w)
+    ts, errs = brute_force_step(Xa, yw, w, u)
+    assert direct_error(Xa, w_new, yw) == pytest.approx(errs.min())
+
+
+def test_step_never_increases_error_when_current_margin_is_zero():
+    # Both points sit at w̃ᵀx̃ = 0 (predicted +1, both correct) with a of opposite signs: every
+    # threshold misclassifies one of them, so the step must be refused.
+    Xa = np.array([[1.0, 1.0], [-1.0, 1.0]])
+    w = np.array([0.0, 0.0])
+    u = np.array([1.0, 0.0])
+    yw = np.array([0.5, 0.5])
+    w_new, err = update_wgt(w, u, Xa, yw)
+    assert err == 0.0
+    assert np.array_equal(w_new, w)
+
+
+def test_rescale_keeps_predictions_and_normalises():
+    rng = np.random.default_rng(3)
+    Xa = augment(rng.normal(size=(30, 4)))
+    yw = rng.normal(size=30)
+    w = rng.normal(size=5) * 1e6  # ‖w̃‖² ≈ 1e12 > 1e10
+    u = rng.uniform(-1, 1, size=5)
+    w_new, _ = update_wgt(w, u, Xa, yw)
+    assert np.linalg.norm(w_new) == pytest.approx(1.0)
+    ts, errs = brute_force_step(Xa, yw, w, u)
+    assert direct_error(Xa, w_new, yw) == pytest.approx(errs.min(), abs=1e-12)
+
+
+def test_rcd_directions_follow_the_bias_first_cycles():
+    d, max_run = 4, 23
+    dirs = rcd_directions(d, max_run, np.random.default_rng(0))
+    assert dirs.shape == (max_run, d + 1)
+    for r in range(max_run):
+        c = (r + d) % (d + 1)  # METHODS §4.3 step 2.1
+        if c == d:
+            assert np.array_equal(dirs[r], np.eye(d + 1)[d])
+        else:
+            assert dirs[r, d] == 0.0
+            assert np.all(np.abs(dirs[r, :d]) <= 1.0) and np.all(dirs[r, :d] != 0.0)
+    # a fresh random set in every cycle
+    assert not np.allclose(dirs[1 : d + 1], dirs[d + 2 : 2 * d + 2])
+    # U[-1, 1] entries: mean ≈ 0, variance ≈ 1/3
+    many = rcd_directions(d, 5000 * (d + 1), np.random.default_rng(1))
+    entries = many[many[:, d] == 0.0][:, :d].ravel()
+    assert abs(entries.mean()) < 0.01 and entries.var() == pytest.approx(1 / 3, rel=0.02)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_rcd_step_never_increases_the_weighted_error(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 5))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=60) > 0, 1.0, -1.0)  # not separable
+    yw = rng.dirichlet(np.ones(60)) * y
+    Xa = augment(X)
+    w0 = rng.uniform(-0.05, 0.05, size=6)
+    dirs = rcd_directions(5, 120, rng)
+    w = w0
+    errors = [direct_error(Xa, w, yw)]
+    for u in dirs:
+        w, _ = update_wgt(w, u, Xa, yw)
+        errors.append(direct_error(Xa, w, yw))
+    assert np.all(np.diff(errors) <= 1e-12)
+    assert errors[-1] < errors[0]
+    # the compiled loop takes the same steps and reports the same trace
+    w_loop, trace = rcd_loop(Xa, yw, w0, dirs)
+    assert np.allclose(trace, errors, atol=1e-12)
+    assert np.allclose(w_loop, w)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rcd_reaches_zero_error_on_separable_data(seed):
+    rng = np.random.default_rng(seed)
+    m, d = 200, 5
+    X = rng.uniform(-1.0, 1.0, size=(m, d))
+    theta, b = rng.normal(size=d), 0.2
+    margin = X @ theta + b
+    keep = np.abs(margin) > 0.05 * np.linalg.norm(theta)  # a margin band keeps it learnable
+    X, y = X[keep], np.where(margin[keep] > 0, 1.0, -1.0)
+    weights = rng.dirichlet(np.ones(y.size))
+    h, trace = train_rcd_perceptron(X, weights * y, max_run=600, rng=rng)
+    assert np.all(np.diff(trace) <= 1e-12)  # monotone decrease
+    assert trace[-1] == 0.0
+    assert np.array_equal(h.predict(X), y)
+    assert trace[0] > 0.0
+
+
+def test_training_is_deterministic_under_a_seed_and_varies_across_seeds():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 4))
+    yw = np.sign(rng.normal(size=80)) / 80
+    h1, t1 = train_rcd_perceptron(X, yw, max_run=50, rng=np.random.default_rng(7))
+    h2, t2 = train_rcd_perceptron(X, yw, max_run=50, rng=np.random.default_rng(7))
+    h3, _ = train_rcd_perceptron(X, yw, max_run=50, rng=np.random.default_rng(8))
+    assert np.array_equal(h1.w, h2.w) and h1.b == h2.b and np.array_equal(t1, t2)
+    assert not np.array_equal(h1.w, h3.w)
+    assert t1.shape == (51,)
+
+
+def test_perceptron_predicts_with_sign_zero_positive():
+    h = Perceptron(w=np.array([1.0, -1.0]), b=0.0)
+    X = np.array([[1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    assert np.array_equal(h.predict(X), [1.0, -1.0, 1.0])
+    assert np.array_equal(h.negated().decision_function(X), -h.decision_function(X))
+
+
+def test_space_best_follows_the_oracle_protocol():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(50, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0.1, 1.0, -1.0)
+    g = y / 50
+    space = RCDPerceptronSpace(X, max_run=100, random_state=0)
+    pick = space.best(g)
+    assert np.array_equal(pick.column, pick.learner.predict(X))
+    assert pick.score == pytest.approx(float(g @ pick.column))
+    assert pick.score > 0.9  # a linearly separable target: RCD gets (nearly) all of it
+    flipped = space.best(-g, absolute=True, rng=np.random.default_rng(1))
+    assert flipped.score >= 0.0
+    assert flipped.score == pytest.approx(float(-g @ flipped.column))
+    excl = ColumnSet()
+    excl.add(pick.column)
+    with pytest.raises(NotImplementedError):
+        space.best(g, exclude=excl)
+    with pytest.raises(ValueError, match="shape"):
+        space.best(g[:-1])
