@@ -1,0 +1,268 @@
+"""The dataset catalogue: typed entries read from the package data file ``catalog.yaml``.
+
+The catalogue is data, not code: every dataset kernbench knows is one YAML entry (name, aliases,
+task, size, label mapping, raw files with sha256 and download sources, the recipe that turns raw
+files into ``(X, y)``, predefined realisations, substitutions). This module reads and looks it up.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import math
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from kernbench.errors import DataError
+
+__all__ = [
+    "DatasetEntry",
+    "RawFile",
+    "get_dataset",
+    "list_datasets",
+    "validate_options",
+    "resolve_options",
+]
+
+
+@dataclass(frozen=True)
+class RawFile:
+    """One raw file of a dataset, as laid out in the mirror / cache.
+
+    Attributes
+    ----------
+    path : str
+        Path relative to the cache (and mirror) root, e.g. ``"sonar/sonar.all-data"``.
+    sha256 : str
+        Checksum of the stored file.
+    content_sha256 : str or None
+        For compressed files: checksum of the decompressed content (what a ``decompressed`` source
+        serves).
+    sources : tuple of dict
+        Download sources tried in order: ``url``, optional ``decompressed`` (the URL serves the
+        uncompressed content), ``member`` and ``archive_sha256`` (one member of a zip/wheel).
+    """
+
+    path: str
+    sha256: str
+    bytes: int | None = None
+    format: str | None = None
+    content_sha256: str | None = None
+    sources: tuple[dict[str, Any], ...] = ()
+    provenance: str | None = None
+
+
+@dataclass(frozen=True)
+class DatasetEntry:
+    """A catalogue entry (see ``kernbench/datasets/catalog.yaml`` and docs/datasets.md).
+
+    ``predefined`` describes the realisations used with ``realisations: predefined``:
+    ``{"kind": "ida", ...}`` (IDA split files), ``{"kind": "alias", "dataset": "ida-german"}``
+    (another entry's realisations), ``{"kind": "substitute", "sizes": [n_train, n_test]}`` (no
+    files exist: seeded random splits of the pooled data, flagged) or ``{"kind": "fixed", ...}``
+    (one standard train/test partition). ``None``: the dataset has no predefined realisations.
+    """
+
+    name: str
+    title: str
+    task: str
+    n: int | None
+    d: int
+    classes: int
+    source: str
+    description: str
+    labels: str
+    encoding: str
+    missing: str
+    recipe: dict[str, Any]
+    aliases: tuple[str, ...] = ()
+    class_counts: dict[str, int] | None = None
+    url: str | None = None
+    citation: str | None = None
+    files: tuple[RawFile, ...] = ()
+    requires: tuple[str, ...] = ()
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    predefined: dict[str, Any] | None = None
+    substitution: str | None = None
+    papers: tuple[str, ...] = ()
+
+    @property
+    def is_generated(self) -> bool:
+        """True for synthetic datasets drawn fresh per realisation."""
+        return self.recipe["kind"] == "generator"
+
+    @property
+    def is_embedded(self) -> bool:
+        """True when no file has to be obtained (generators and scikit-learn's bundled data)."""
+        return not self.all_files()
+
+    def all_files(self) -> tuple[RawFile, ...]:
+        """Every raw file this entry may read: its own, its ``requires``, its predefined source."""
+        out: dict[str, RawFile] = {f.path: f for f in self.files}
+        deps = list(self.requires)
+        if self.predefined and self.predefined.get("kind") == "alias":
+            deps.append(self.predefined["dataset"])
+        for dep in deps:
+            for f in get_dataset(dep).all_files():
+                out.setdefault(f.path, f)
+        return tuple(out.values())
+
+    def predefined_entry(self) -> DatasetEntry:
+        """The entry whose realisations ``predefined`` means (follows ``kind: alias``)."""
+        if self.predefined and self.predefined.get("kind") == "alias":
+            return get_dataset(self.predefined["dataset"])
+        return self
+
+
+_GLOBAL_OPTIONS: dict[str, dict[str, Any]] = {
+    "label_noise": {
+        "type": "float",
+        "default": 0.0,
+        "min": 0.0,
+        "max": 1.0,
+        "doc": "fraction of training labels flipped (exactly round(fraction * n_train))",
+    },
+}
+
+
+def _entry_from_dict(raw: dict[str, Any]) -> DatasetEntry:
+    files = tuple(
+        RawFile(
+            path=f["path"],
+            sha256=f["sha256"],
+            bytes=f.get("bytes"),
+            format=f.get("format"),
+            content_sha256=f.get("content_sha256"),
+            sources=tuple(f.get("sources", ())),
+            provenance=f.get("provenance"),
+        )
+        for f in raw.get("files", ())
+    )
+    return DatasetEntry(
+        name=raw["name"],
+        title=raw["title"],
+        task=raw["task"],
+        n=raw.get("n"),
+        d=raw["d"],
+        classes=raw["classes"],
+        source=raw["source"],
+        description=raw["description"],
+        labels=raw["labels"],
+        encoding=raw["encoding"],
+        missing=raw["missing"],
+        recipe=raw["recipe"],
+        aliases=tuple(raw.get("aliases", ())),
+        class_counts=raw.get("class_counts"),
+        url=raw.get("url"),
+        citation=raw.get("citation"),
+        files=files,
+        requires=tuple(raw.get("requires", ())),
+        options={**_GLOBAL_OPTIONS, **raw.get("options", {})},
+        predefined=raw.get("predefined"),
+        substitution=raw.get("substitution"),
+        papers=tuple(raw.get("papers", ())),
+    )
+
+
+@functools.cache
+def _catalogue() -> tuple[dict[str, DatasetEntry], dict[str, str]]:
+    text = resources.files("kernbench.datasets").joinpath("catalog.yaml").read_text("utf-8")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    doc = yaml.load(text, Loader=loader)  # noqa: S506 - a SafeLoader
+    entries: dict[str, DatasetEntry] = {}
+    names: dict[str, str] = {}
+    for raw in doc["datasets"]:
+        entry = _entry_from_dict(raw)
+        entries[entry.name] = entry
+        for key in (entry.name, *entry.aliases):
+            if key.lower() in names:
+                raise DataError(f"catalog.yaml: name {key!r} is used twice")
+            names[key.lower()] = entry.name
+    return entries, names
+
+
+def list_datasets() -> list[DatasetEntry]:
+    """Every catalogue entry, in catalogue order."""
+    return list(_catalogue()[0].values())
+
+
+def get_dataset(name: str) -> DatasetEntry:
+    """The catalogue entry for ``name`` (a name or an alias, case-insensitive).
+
+    Raises
+    ------
+    DataError
+        Unknown name; the message suggests the closest names (``did you mean 'sonar'?``).
+    """
+    entries, names = _catalogue()
+    key = str(name).lower()
+    if key in names:
+        return entries[names[key]]
+    close = difflib.get_close_matches(key, list(names), n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    raise DataError(f"unknown dataset {name!r}{hint} (`kernbench data list` shows all)")
+
+
+def _check_value(name: str, key: str, spec: dict[str, Any], value: Any) -> Any:
+    kind = spec["type"]
+    where = f"dataset {name!r}: option {key!r}"
+    if value is None and spec.get("default", 0) is None:
+        return None
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
+            raise DataError(f"{where} must be an integer, got {value!r}")
+        value = int(value)
+    elif kind == "float":
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise DataError(f"{where} must be a number, got {value!r}")
+        value = float(value)
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            raise DataError(f"{where} must be true or false, got {value!r}")
+    elif kind == "str":
+        if not isinstance(value, str):
+            raise DataError(f"{where} must be a string, got {value!r}")
+    if "choices" in spec and value not in spec["choices"]:
+        raise DataError(f"{where} must be one of {spec['choices']}, got {value!r}")
+    if "min" in spec and value < spec["min"]:
+        raise DataError(f"{where} must be >= {spec['min']}, got {value!r}")
+    if "max" in spec and value >= spec["max"] and kind == "float":
+        raise DataError(f"{where} must be < {spec['max']}, got {value!r}")
+    return value
+
+
+def validate_options(name: str, options: dict[str, Any] | None) -> None:
+    """Check a dataset's options against its catalogue entry.
+
+    Raises
+    ------
+    DataError
+        Naming the bad key (with a suggestion) or the bad value and what is expected.
+    """
+    resolve_options(name, options)
+
+
+def resolve_options(name: str, options: dict[str, Any] | None) -> dict[str, Any]:
+    """Validated options with the catalogue defaults filled in (sorted by key)."""
+    entry = get_dataset(name)
+    options = dict(options or {})
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        if key not in entry.options:
+            close = difflib.get_close_matches(str(key), list(entry.options), n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            known = ", ".join(sorted(entry.options))
+            raise DataError(
+                f"dataset {entry.name!r}: unknown option {key!r}{hint} (known options: {known})"
+            )
+        out[key] = _check_value(entry.name, key, entry.options[key], value)
+    for key, spec in entry.options.items():
+        out.setdefault(key, spec.get("default"))
+    return dict(sorted(out.items()))

@@ -1,0 +1,310 @@
+"""Recipes: how a catalogue entry's raw files become the pooled ``(X, y)`` of the dataset.
+
+The catalogue names a recipe (``recipe.kind``) with its arguments; this module implements each one.
+Labels: binary -> {-1, +1} (``recipe.positive`` lists the raw labels mapped to +1); multi-class ->
+0..K-1 in sorted order of the raw labels. Parsed pools are cached per process
+(:func:`load_pool`, ``functools.lru_cache``) and returned read-only.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kernbench.datasets.catalog import DatasetEntry, get_dataset, resolve_options
+from kernbench.datasets.fetch import require
+from kernbench.datasets.parsers import (
+    Table,
+    read_delimited,
+    read_ida_asc,
+    read_keel,
+    read_libsvm,
+    to_float,
+)
+from kernbench.errors import DataError
+
+__all__ = ["Pool", "load_pool", "read_ida_realisation", "svm_scale", "standardize_pool"]
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A dataset's pooled examples.
+
+    Attributes
+    ----------
+    X : ndarray, shape (n, d), float64 (read-only)
+    y : ndarray, shape (n,), int64 (read-only); {-1, +1} or 0..K-1
+    train_mask : ndarray of bool or None
+        The standard train/test partition for ``predefined: fixed`` datasets.
+    files : tuple of str
+        Raw files read (catalogue paths).
+    flags : tuple of str
+        E.g. ``rebuilt_scaling``, ``substitute``.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    train_mask: np.ndarray | None = None
+    files: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    class_names: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _path(entry: DatasetEntry, rel: str) -> str:
+    for raw in entry.all_files():
+        if raw.path == rel:
+            return str(require(raw, entry.name))
+    raise DataError(f"dataset {entry.name!r}: catalog.yaml lists no file {rel!r}")
+
+
+def _read_table(entry: DatasetEntry, rel: str, recipe: dict[str, Any]) -> Table:
+    raw = next((f for f in entry.all_files() if f.path == rel), None)
+    fmt = raw.format if raw is not None else None
+    path = _path(entry, rel)
+    if fmt == "keel-dat":
+        return read_keel(path)
+    return read_delimited(path, recipe.get("delimiter", ","), recipe.get("skip_lines", 0))
+
+
+def _sort_key(label: str) -> tuple[int, float | str]:
+    try:
+        return (0, float(label))
+    except ValueError:
+        return (1, label)
+
+
+def map_labels(
+    raw: np.ndarray, task: str, positive: list[str] | None
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Raw string labels -> {-1, +1} (binary, +1 = ``positive``) or 0..K-1 (sorted raw labels)."""
+    raw = np.asarray(raw, dtype=str)
+    if task == "binary":
+        if not positive:
+            raise DataError("a binary recipe needs `positive` labels")
+        y = np.where(np.isin(raw, [str(p) for p in positive]), 1, -1).astype(np.int64)
+        return y, ("-1", "+1")
+    names = sorted(set(raw.tolist()), key=_sort_key)
+    index = {name: i for i, name in enumerate(names)}
+    return np.array([index[v] for v in raw], dtype=np.int64), tuple(names)
+
+
+def _table_recipe(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]) -> Pool:
+    rels = recipe.get("files") or [recipe["file"]]
+    tables = [_read_table(entry, rel, recipe) for rel in rels]
+    cells = np.concatenate([t.cells for t in tables])
+    lines = np.concatenate([t.lines for t in tables])
+    table = Table(cells, lines, ", ".join(t.path for t in tables))
+    file_index = np.concatenate([np.full(len(t.cells), i) for i, t in enumerate(tables)])
+    flags: list[str] = []
+    if recipe.get("missing") == "drop_rows":
+        keep = ~(table.cells == "?").any(axis=1)
+        table, file_index = table.take(keep), file_index[keep]
+    ncol = table.cells.shape[1]
+    label_col = recipe["label_column"] % ncol
+    split_col = recipe.get("split_column")
+    drop = {c % ncol for c in recipe.get("drop_columns", [])} | {label_col}
+    feature_cols = [c for c in range(ncol) if c not in drop]
+    train_mask = None
+    if split_col is not None:
+        train_mask = table.cells[:, split_col] == "0"
+    elif len(tables) == 2:
+        train_mask = file_index == 0
+    elif entry.predefined and entry.predefined.get("kind") == "fixed":
+        train_mask = np.arange(len(table.cells)) < entry.predefined["sizes"][0]
+    if "value_map" in recipe:
+        vmap = {str(k): float(v) for k, v in recipe["value_map"].items()}
+        sub = table.cells[:, feature_cols]
+        bad = ~np.isin(sub, list(vmap))
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            raise DataError(
+                f"{table.path}:{table.lines[r]}: malformed line: field {feature_cols[c] + 1} "
+                f"{sub[r, c]!r} is not one of {sorted(vmap)}"
+            )
+        X = np.vectorize(vmap.__getitem__, otypes=[float])(sub)
+    else:
+        X = to_float(table, feature_cols)
+    y, names = map_labels(table.cells[:, label_col], entry.task, recipe.get("positive"))
+    if options.get("drop_constant"):
+        keep_cols = X.max(axis=0) > X.min(axis=0)
+        X = X[:, keep_cols]
+        flags.append("dropped_constant_columns")
+    return Pool(X, y, train_mask, tuple(rels), tuple(flags), names)
+
+
+def read_ida_realisation(
+    entry: DatasetEntry, k: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Realisation ``k`` (1-based) of an IDA set: ``X_train, y_train, X_test, y_test, files``."""
+    return _read_ida_cached(entry.name, k)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_ida_cached(name: str, k: int) -> tuple:
+    entry = get_dataset(name)
+    stem = entry.predefined["stem"]
+    rels = [
+        f"{stem}_{part}_{what}_{k}.asc.gz"
+        for part in ("train", "test")
+        for what in ("data", "labels")
+    ]
+    Xtr, ytr, Xte, yte = (read_ida_asc(_path(entry, rel)) for rel in rels)
+    out = []
+    for X, y, rel in ((Xtr, ytr, rels[0]), (Xte, yte, rels[2])):
+        y = y.ravel()
+        if X.shape[0] != y.shape[0]:
+            raise DataError(f"{rel}: {X.shape[0]} rows but {y.shape[0]} labels")
+        if not np.isin(y, (-1.0, 1.0)).all():
+            raise DataError(f"{rel}: labels must be -1/+1")
+        out += [_frozen(X), _frozen(y.astype(np.int64))]
+    return (*out, tuple(rels))
+
+
+def _ida_pool(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]) -> Pool:
+    # realisation 1's train and test parts together are the whole IDA set (checked in the tests)
+    Xtr, ytr, Xte, yte, files = read_ida_realisation(entry, 1)
+    return Pool(np.vstack([Xtr, Xte]), np.concatenate([ytr, yte]), None, files)
+
+
+def _german(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]) -> Pool:
+    if options["encoding"] == "ida":
+        pool = load_pool("ida-german")
+        return Pool(pool.X, pool.y, None, pool.files, ("ida_encoding",))
+    table = _read_table(entry, "german/german.data", {"delimiter": None})
+    cols = []
+    for c in range(table.cells.shape[1] - 1):
+        col = table.cells[:, c]
+        if np.char.startswith(col, "A").all():  # symbolic attribute A11, A12, ...: one-hot
+            levels = sorted(set(col.tolist()))
+            cols.append((col[:, None] == np.array(levels)[None, :]).astype(np.float64))
+        else:
+            cols.append(to_float(table, [c]))
+    y, names = map_labels(table.cells[:, -1], "binary", ["2"])
+    return Pool(np.hstack(cols), y, None, ("german/german.data",), ("onehot",), names)
+
+
+# flare.names codes for the letter attributes (columns 1-3)
+_FLARE_CODES = ("ABCDEFH", "XRSAHK", "XOIC")
+
+
+def _flare_solar(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]) -> Pool:
+    table = _read_table(entry, recipe["file"], {"delimiter": None, "skip_lines": 1})
+    cells = table.cells
+    letters = []
+    for c, codes in enumerate(_FLARE_CODES):
+        bad = ~np.isin(cells[:, c], list(codes))
+        if bad.any():
+            r = int(np.argmax(bad))
+            raise DataError(f"{table.path}:{table.lines[r]}: malformed line: {cells[r, c]!r}")
+        letters.append(np.array([codes.index(v) + 1 for v in cells[:, c]], dtype=np.float64))
+    numeric = to_float(table, [3, 5, 6, 7, 8, 9])  # activity, previous, hist.-complex x2, area x2
+    X = np.column_stack([*letters, numeric])
+    evolution = to_float(table, [4]).ravel()
+    y = np.where(evolution == 3, 1, -1).astype(np.int64)  # growth vs decay / no growth
+    return Pool(X, y, None, (recipe["file"],), ("substitute",))
+
+
+def _splice(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]) -> Pool:
+    table = _read_table(entry, recipe["file"], {})
+    seq = table.cells[:, :-1]
+    keep = np.isin(seq, list("ACGT")).all(axis=1)  # drop ambiguity codes D, N, S, R
+    seq, labels = seq[keep], table.cells[keep, -1]
+    X = np.searchsorted(np.array(list("ACGT")), seq).astype(np.float64) + 1.0  # A,C,G,T -> 1..4
+    y, names = map_labels(labels, "binary", ["EI", "IE"])
+    return Pool(X, y, None, (recipe["file"],), ("substitute",), names)
+
+
+def _libsvm(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]) -> Pool:
+    X, y = read_libsvm(_path(entry, recipe["file"]), recipe.get("n_features"))
+    return Pool(X, np.where(y > 0, 1, -1).astype(np.int64), None, (recipe["file"],))
+
+
+def svm_scale(X: np.ndarray, lower: float = -1.0, upper: float = 1.0) -> np.ndarray:
+    """LIBSVM ``svm-scale`` semantics: each feature mapped linearly onto [lower, upper] using its
+    min and max over ``X``; a constant feature becomes 0 (svm-scale omits it)."""
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    out = lower + (upper - lower) * (X - lo) / span
+    out[:, hi <= lo] = 0.0
+    return out
+
+
+def standardize_pool(X: np.ndarray) -> np.ndarray:
+    """Zero mean, unit (population) standard deviation per column over the pool, as IDA stored its
+    sets; constant columns become 0."""
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    return (X - mu) / np.where(sd > 0, sd, 1.0)
+
+
+def _rescaled(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]) -> Pool:
+    base = load_pool(recipe["base"])
+    return Pool(svm_scale(base.X), base.y, None, base.files, (*base.flags, "rebuilt_scaling"))
+
+
+def _sklearn(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]) -> Pool:
+    from sklearn import datasets
+
+    bunch = getattr(datasets, recipe["loader"])()
+    X, target = np.asarray(bunch.data, dtype=np.float64), np.asarray(bunch.target)
+    if entry.task == "binary":  # breast_cancer: target 0 = malignant -> +1
+        y = np.where(target == 0, 1, -1).astype(np.int64)
+    else:
+        y = target.astype(np.int64)
+    return Pool(X, y, None, (), ("embedded",))
+
+
+_RECIPES: dict[str, Callable[[DatasetEntry, dict[str, Any], dict[str, Any]], Pool]] = {
+    "table": _table_recipe,
+    "ida_pool": _ida_pool,
+    "german": _german,
+    "flare_solar": _flare_solar,
+    "splice": _splice,
+    "libsvm": _libsvm,
+    "rescaled": _rescaled,
+    "sklearn": _sklearn,
+}
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+def load_pool(name: str, options: dict[str, Any] | None = None) -> Pool:
+    """The pooled ``(X, y)`` of a file-based or embedded dataset (cached per process).
+
+    Raises
+    ------
+    DataError
+        For generated datasets (they have no pool), missing files, or parse errors.
+    """
+    entry = get_dataset(name)
+    opts = resolve_options(entry.name, options)
+    pool_opts = {k: v for k, v in opts.items() if k != "label_noise"}
+    return _load_pool_cached(entry.name, json.dumps(pool_opts, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=64)
+def _load_pool_cached(name: str, options_json: str) -> Pool:
+    entry = get_dataset(name)
+    kind = entry.recipe["kind"]
+    if kind not in _RECIPES:
+        raise DataError(f"dataset {name!r} is generated ({kind}); it has no pooled data")
+    pool = _RECIPES[kind](entry, entry.recipe, json.loads(options_json))
+    X = np.asarray(pool.X, dtype=np.float64)
+    if not np.isfinite(X).all():
+        raise DataError(f"dataset {name!r}: non-finite feature values after parsing")
+    return Pool(
+        _frozen(X),
+        _frozen(pool.y.astype(np.int64)),
+        None if pool.train_mask is None else _frozen(pool.train_mask),
+        pool.files,
+        pool.flags,
+        pool.class_names,
+    )
