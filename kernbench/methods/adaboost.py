@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.base import IterativeMixin, KernbenchClassifier
 from kernbench.methods.registry import register
+from kernbench.weak.rcd_perceptron import RCDPerceptronSpace
 from kernbench.weak.stumps import Stump, StumpSpace, predict_stumps, stump_arrays
 
 #: δ in α = ½ ln((1 − ε + δ)/(ε + δ)) when a weak learner has zero weighted error (§4.1 step 2.3)
@@ -49,8 +50,19 @@ def _stump_space(estimator: AdaBoost, X: np.ndarray, rng: np.random.Generator) -
     return StumpSpace(X, include_constant=True)
 
 
+def _rcd_perceptron_space(
+    estimator: AdaBoost, X: np.ndarray, rng: np.random.Generator
+) -> RCDPerceptronSpace:
+    """AdaBoost-Perc (§4.3): a perceptron trained by RCD (``max_run`` updates) on the weighted data;
+    ``best(..., absolute=True)`` negates it when its weighted error exceeds ½ (§4.1 step 2.2)."""
+    return RCDPerceptronSpace(X, max_run=estimator.max_run)
+
+
 #: weak-learner name -> builder of its space on the training inputs (the hook; see module docstring)
-WEAK_LEARNER_SPACES: dict[str, SpaceBuilder] = {"stump": _stump_space}
+WEAK_LEARNER_SPACES: dict[str, SpaceBuilder] = {
+    "stump": _stump_space,
+    "perceptron": _rcd_perceptron_space,
+}
 
 
 def _as_generator(random_state: Any) -> np.random.Generator:
@@ -70,7 +82,10 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         T, the maximum number of boosting rounds (the path parameter: every T' ≤ T is scored from
         one fit through :meth:`staged_decision_function`).
     weak_learner : str, default="stump"
-        Key of :data:`WEAK_LEARNER_SPACES`. ``"stump"``: exhaustive decision stumps (§4.2).
+        Key of :data:`WEAK_LEARNER_SPACES`. ``"stump"``: exhaustive decision stumps (§4.2);
+        ``"perceptron"``: perceptrons trained by random coordinate descent (§4.3, AdaBoost-Perc).
+    max_run : int, default=1000
+        RCD updates per perceptron (``weak_learner="perceptron"`` only; METHODS §17 #7).
     random_state : int, RandomState, Generator or None, default=None
         Seeds randomised weak learners (unused by stumps, which are deterministic).
 
@@ -99,14 +114,21 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
     _parameter_constraints: dict = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "weak_learner": [StrOptions(set(WEAK_LEARNER_SPACES))],
+        "max_run": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
     }
 
     def __init__(
-        self, n_estimators: int = 100, *, weak_learner: str = "stump", random_state: Any = None
+        self,
+        n_estimators: int = 100,
+        *,
+        weak_learner: str = "stump",
+        max_run: int = 1000,
+        random_state: Any = None,
     ) -> None:
         self.n_estimators = n_estimators
         self.weak_learner = weak_learner
+        self.max_run = max_run
         self.random_state = random_state
 
     def __sklearn_tags__(self):

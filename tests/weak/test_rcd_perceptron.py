@@ -223,3 +223,85 @@ def test_space_best_follows_the_oracle_protocol():
         space.best(g, exclude=excl)
     with pytest.raises(ValueError, match="shape"):
         space.best(g[:-1])
+
+
+# --------------------------------------------------------------------------- AdaBoost-Perc
+def _xor_ish(seed: int, m: int = 80):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, 3))
+    y = np.where(X[:, 0] * X[:, 1] + 0.2 * X[:, 2] > 0, "b", "a")  # string labels: classes_ order
+    return X, y
+
+
+def test_adaboost_perc_is_deterministic_under_a_seed():
+    from kernbench.methods import AdaBoost
+
+    X, y = _xor_ish(0)
+    kw = dict(n_estimators=15, weak_learner="perceptron", max_run=60)
+    f1 = AdaBoost(**kw, random_state=11).fit(X, y).decision_function(X)
+    f2 = AdaBoost(**kw, random_state=11).fit(X, y).decision_function(X)
+    f3 = AdaBoost(**kw, random_state=12).fit(X, y).decision_function(X)
+    assert np.array_equal(f1, f2)
+    assert not np.array_equal(f1, f3)
+
+
+def test_adaboost_perc_equals_a_hand_written_adaboost_over_rcd():
+    """METHODS §4.1 written out independently with train_rcd_perceptron and the same generator."""
+    from kernbench.methods import AdaBoost
+
+    X, y = _xor_ish(1)
+    T, max_run = 12, 50
+    model = AdaBoost(T, weak_learner="perceptron", max_run=max_run, random_state=5).fit(X, y)
+
+    y_pm = np.where(y == "b", 1.0, -1.0)
+    rng = np.random.default_rng(5)
+    d = np.full(y.size, 1.0 / y.size)
+    F = np.zeros(y.size)
+    alphas = []
+    for _ in range(T):
+        h, _ = train_rcd_perceptron(X, d * y_pm, max_run=max_run, rng=rng)
+        col = h.predict(X)
+        eps = d[col != y_pm].sum()
+        if eps > 0.5:  # step 2.2: negate
+            h = h.negated()
+            col = h.predict(X)
+            eps = d[col != y_pm].sum()
+        alpha = 0.5 * np.log((1 - eps) / eps)
+        d = d * np.exp(-alpha * y_pm * col)
+        d /= d.sum()
+        F += alpha * col
+        alphas.append(alpha)
+    assert model.n_iter_ == T
+    assert np.allclose(model.estimator_weights_, alphas, rtol=1e-10)
+    assert np.allclose(model.decision_function(X), F, rtol=1e-10)
+    assert np.all(np.array(model.trace_["weighted_error"]) < 0.5)
+    # training error ≤ Π_t 2√(ε_t(1 − ε_t))  (§4.4.3)
+    eps = np.array(model.trace_["weighted_error"])
+    train_err = np.mean(model.predict(X) != y)
+    assert train_err <= np.prod(2 * np.sqrt(eps * (1 - eps))) + 1e-12
+
+
+def test_adaboost_perc_negates_a_perceptron_worse_than_chance(monkeypatch):
+    """A base learner with weighted error > ½ enters the ensemble negated (§4.1 step 2.2)."""
+    import kernbench.weak.rcd_perceptron as rcd
+    from kernbench.methods import AdaBoost
+
+    X, y = _xor_ish(2)
+    y_pm = np.where(y == "b", 1.0, -1.0)
+    bad = Perceptron(w=np.zeros(3), b=1.0)  # constant +1 ...
+    if np.mean(y_pm > 0) > 0.5:
+        bad = bad.negated()  # ... or −1, whichever is the minority class: ε > ½
+    monkeypatch.setattr(rcd, "_train_augmented", lambda Xa, yw, max_run, rng: (bad, None))
+    model = AdaBoost(1, weak_learner="perceptron", max_run=5, random_state=0).fit(X, y)
+    eps_raw = np.mean(bad.predict(X) != y_pm)
+    assert eps_raw > 0.5
+    assert model.trace_["weighted_error"][0] == pytest.approx(1 - eps_raw)
+    assert np.array_equal(model.weak_learners_[0].predict(X), -bad.predict(X))
+
+
+def test_adaboost_rejects_a_non_positive_max_run():
+    from kernbench.methods import AdaBoost
+
+    X, y = _xor_ish(3)
+    with pytest.raises(ValueError, match="max_run"):
+        AdaBoost(3, weak_learner="perceptron", max_run=0).fit(X, y)
