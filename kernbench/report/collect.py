@@ -1,0 +1,218 @@
+"""Read one results store into what a report needs: labels in spec order, one row per realisation.
+
+The report reads only the store (``docs/DESIGN.md``). A store may hold rows the current spec no
+longer produces (the spec's grid, parameters or estimator changed, a label was renamed); for every
+(dataset, method, realisation) the table uses the row of the spec's estimator finished last, and
+counts the others as superseded so the notes can say so.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kernbench.errors import KernbenchError
+from kernbench.store import Store
+
+#: values stored as fractions and shown in percent
+PERCENT_VALUES = ("test_error", "train_error")
+#: values read from the JSON ``result`` of a cell
+RESULT_VALUES = ("fit_time_s", "predict_time_s", "select_time_s", "model_size")
+
+
+@dataclass
+class Experiment:
+    """One results directory, ready for tables and figures.
+
+    Attributes
+    ----------
+    directory : Path
+    name, title : str
+        From the stored spec (the directory name when the store has no spec).
+    datasets, methods : list of str
+        Row and column labels: spec order, then labels only the store knows (sorted).
+    rows : dict
+        ``(dataset, method) -> {realisation: row}`` with one chosen store row per realisation.
+    expected : dict
+        ``dataset -> number of realisations expected`` per cell.
+    spec : dict
+        The stored spec (empty without one).
+    notes : list of str
+        What was left out while reading (superseded or unknown rows).
+    """
+
+    directory: Path
+    name: str
+    title: str
+    datasets: list[str]
+    methods: list[str]
+    rows: dict[tuple[str, str], dict[int, dict[str, Any]]]
+    expected: dict[str, int]
+    spec: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def table_spec(self) -> dict[str, Any]:
+        return dict(self.spec.get("table") or {})
+
+    @property
+    def protocol(self) -> dict[str, Any]:
+        return dict(self.spec.get("protocol") or {})
+
+
+def row_value(row: dict[str, Any], value: str) -> float | None:
+    """The tabulated number of one store row (percent for errors), ``None`` when absent."""
+    if value in PERCENT_VALUES:
+        x = row.get(value)
+        scale = 100.0
+    elif value in RESULT_VALUES:
+        x = (row.get("result") or {}).get(value)
+        scale = 1.0
+    else:
+        known = ", ".join(PERCENT_VALUES + RESULT_VALUES)
+        raise KernbenchError(f"unknown table value {value!r}; expected one of: {known}")
+    if x is None:
+        return None
+    x = float(x)
+    return x * scale if math.isfinite(x) else None
+
+
+def _ordered(spec_labels: list[str], seen: set[str]) -> list[str]:
+    return list(spec_labels) + sorted(seen - set(spec_labels))
+
+
+def load_experiment(results_dir: str | os.PathLike[str]) -> Experiment:
+    """Read the store in ``results_dir`` (see :class:`Experiment`)."""
+    directory = Path(results_dir)
+    with Store(directory) as store:
+        spec = store.get_meta("spec") or {}
+        all_rows = store.rows()
+
+    spec_datasets = [d["label"] for d in spec.get("datasets", [])]
+    spec_methods = [m["label"] for m in spec.get("methods", [])]
+    estimator_of = {m["label"]: m.get("estimator") for m in spec.get("methods", [])}
+    notes: list[str] = []
+
+    if spec:
+        known = [
+            r for r in all_rows if r["dataset"] in spec_datasets and r["method"] in spec_methods
+        ]
+        unknown = len(all_rows) - len(known)
+        if unknown:
+            notes.append(f"{unknown} stored cell(s) with labels not in the spec were left out.")
+        current = [r for r in known if estimator_of.get(r["method"]) in (None, r["estimator"])]
+        if len(current) < len(known):
+            notes.append(
+                f"{len(known) - len(current)} stored cell(s) of an estimator the spec no longer "
+                "uses were left out."
+            )
+    else:
+        current = list(all_rows)
+
+    chosen: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
+    superseded = 0
+    for r in sorted(current, key=lambda r: r.get("finished_at") or 0.0):
+        cell = chosen.setdefault((r["dataset"], r["method"]), {})
+        if int(r["realisation"]) in cell:
+            superseded += 1
+        cell[int(r["realisation"])] = r  # later rows replace earlier ones
+    if superseded:
+        notes.append(
+            f"{superseded} older stored cell(s) for the same dataset, method and realisation "
+            "(earlier parameters or grid) were superseded by the latest."
+        )
+
+    protocol = spec.get("protocol") or {}
+    if _only_existing(protocol):
+        notes += _drop_unavailable(chosen)
+    datasets = _ordered(spec_datasets, {d for d, _ in chosen})
+    methods = _ordered(spec_methods, {m for _, m in chosen})
+    expected = _expected_counts(protocol, datasets, chosen)
+    return Experiment(
+        directory=directory,
+        name=str(spec.get("name") or directory.name),
+        title=str(spec.get("title") or spec.get("name") or directory.name),
+        datasets=datasets,
+        methods=methods,
+        rows=chosen,
+        expected=expected,
+        spec=spec,
+        notes=notes,
+    )
+
+
+def _only_existing(protocol: dict[str, Any]) -> bool:
+    """Predefined realisations with ``fallback: fewer``: only the source's realisations exist."""
+    return protocol.get("realisations") == "predefined" and protocol.get("fallback") == "fewer"
+
+
+def _drop_unavailable(chosen: dict[tuple[str, str], dict[int, dict[str, Any]]]) -> list[str]:
+    """Forget realisations every method of a dataset recorded as ``skipped`` (not in the source);
+    return a note per dataset that lost some."""
+    status: dict[tuple[str, int], set[str]] = {}
+    for (d, _), cell in chosen.items():
+        for r, row in cell.items():
+            status.setdefault((d, r), set()).add(row["status"])
+    absent = {key for key, seen in status.items() if seen == {"skipped"}}
+    for (d, _), cell in chosen.items():
+        for r in [r for r in cell if (d, r) in absent]:
+            del cell[r]
+    per_dataset = Counter(d for d, _ in absent)
+    return [
+        f"{d}: {k} realisation(s) the source does not have were left out (protocol.fallback: "
+        "fewer)."
+        for d, k in sorted(per_dataset.items())
+    ]
+
+
+def _expected_counts(
+    protocol: dict[str, Any],
+    datasets: list[str],
+    chosen: dict[tuple[str, str], dict[int, dict[str, Any]]],
+) -> dict[str, int]:
+    """Realisations expected per cell: the protocol's ``n_realisations``; with predefined splits
+    and ``fallback: fewer`` (or without a protocol) the realisations any method recorded."""
+    seen: dict[str, set[int]] = {d: set() for d in datasets}
+    for (d, _), cell in chosen.items():
+        seen[d].update(cell)
+    n = protocol.get("n_realisations")
+    if n is None or _only_existing(protocol):
+        return {d: len(seen[d]) for d in datasets}
+    return {d: int(n) for d in datasets}
+
+
+def status_counts(cell: dict[int, dict[str, Any]], value: str, expected: int) -> Counter[str]:
+    """How many realisations of one cell have no value, by reason.
+
+    Reasons are the store statuses other than ``done`` (``failed``, ``timeout``, ...), ``no value``
+    for a done cell without the tabulated number, and ``missing`` for realisations never recorded.
+    """
+    counts: Counter[str] = Counter()
+    for row in cell.values():
+        if row["status"] != "done":
+            counts[row["status"]] += 1
+        elif row_value(row, value) is None:
+            counts["no value"] += 1
+    n_missing = expected - len(cell)
+    if n_missing > 0:
+        counts["missing"] += n_missing
+    return counts
+
+
+def split_flags(split_info: dict[str, Any] | None) -> list[str]:
+    """Flags a realisation's ``split_info`` raises: ``synthetic_split`` for substitute splits,
+    every key set to ``True`` (``substitute``, ``rebuilt_scaling`` ...), entries of ``flags``."""
+    info = split_info or {}
+    flags = []
+    if info.get("split") == "synthetic_split":
+        flags.append("synthetic_split")
+    flags += [k for k, v in info.items() if v is True and k not in flags]
+    extra = info.get("flags") or []
+    if isinstance(extra, str):
+        extra = [extra]
+    flags += [str(f) for f in extra if str(f) not in flags]
+    return flags
