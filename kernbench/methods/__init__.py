@@ -6,12 +6,16 @@
 # --- method modules (each registers itself); keep one import per line, sorted ---
 # (helpers: add `from kernbench.methods.<module> import <Class>` here and the name to __all__)
 from kernbench.methods.adaboost import AdaBoost
+from kernbench.methods.adaboost_ecc import AdaBoostECC
+from kernbench.methods.adaboost_mh import AdaBoostMH
 from kernbench.methods.cgens import CGENS
 from kernbench.methods.kernel_svm import SVMGauss, SVMPerc, SVMStump
 from kernbench.methods.registry import default_params, get_method, register, registry
 
 __all__ = [
     "AdaBoost",
+    "AdaBoostECC",
+    "AdaBoostMH",
     "CGENS",
     "SVMGauss",
     "SVMPerc",
