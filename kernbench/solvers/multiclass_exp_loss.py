@@ -1,0 +1,181 @@
+"""The exponential-loss multi-class boosting problem of MultiBoost and MultiBoost_cw.
+
+Problem (2)/(7) of the MultiBoost_cw paper (METHODS.md §8-§9), written through the class-score
+matrix F ∈ R^{m×K} (F_ic = w_cᵀ𝕙_c(x_i); MultiBoost shares one learner set, 𝕙_c = h for every c):
+
+    min_{w ≥ 0}  ‖w‖₁ + (C/p) Σ_i Σ_{y≠y_i} exp(F_iy − F_{i,y_i}),      p = m(K − 1).
+
+Everything a solver needs follows from two matrices computed once per evaluation:
+
+* λ (m × K): the KKT dual (5), λ_iy = (C/p)·exp(−γ_(i,y)) for y ≠ y_i and 0 on the true class;
+* U (m × K): the pricing weights of sub-problems (4)/(6), column c is
+  u^c_i = Σ_{y≠y_i} λ_iy if y_i = c, and −λ_ic otherwise.
+
+The loss's gradient with respect to F is −U, so the gradient of the objective with respect to the
+coefficients of a learner column h in class c is 1 − Σ_i u^c_i h(x_i) = 1 − (pricing score).
+This module holds the loss, λ, U, the gradient, the KKT residual of the bound-constrained problem
+and the L-BFGS-B restricted solve of MultiBoost (shared learners); MultiBoost_cw's FCD reuses the
+first four.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize
+
+#: exponents above this are clipped before exp (the objective is then ~e^700: any line search
+#: backs off long before, and the clip keeps the value finite)
+_MAX_EXPONENT = 700.0
+
+
+def exp_loss_dual(F: np.ndarray, y_index: np.ndarray, C: float) -> tuple[float, np.ndarray]:
+    """The loss term of (2) and the KKT dual λ of (5).
+
+    Parameters
+    ----------
+    F : ndarray of shape (m, K)
+        Class scores F_ic.
+    y_index : ndarray of int, shape (m,)
+        True class indices.
+    C : float
+        Regularisation parameter.
+
+    Returns
+    -------
+    loss : float
+        (C/p) Σ_i Σ_{y≠y_i} exp(−γ_(i,y)).
+    lam : ndarray of shape (m, K)
+        λ_iy = (C/p)·exp(F_iy − F_{i,y_i}) (5), zero on the true class.
+    """
+    m, K = F.shape
+    p = m * (K - 1)
+    rows = np.arange(m)
+    Z = F - F[rows, y_index][:, None]  # −γ_(i,y) = F_iy − F_{i,y_i}, (1)
+    lam = (C / p) * np.exp(np.minimum(Z, _MAX_EXPONENT))  # (5)
+    lam[rows, y_index] = 0.0
+    return float(lam.sum()), lam
+
+
+def pricing_weights(lam: np.ndarray, y_index: np.ndarray) -> np.ndarray:
+    """The signed sample weights u^c of sub-problems (4)/(6), one column per class.
+
+    u^c_i = Σ_{y≠y_i} λ_iy if y_i = c, and −λ_ic otherwise; Σ_i u^c_i h(x_i) is the left-hand
+    side of the dual constraint (3b) for learner h in class c.
+    """
+    U = -lam.copy()
+    rows = np.arange(lam.shape[0])
+    U[rows, y_index] = lam.sum(axis=1)  # λ is 0 on the true class, so this is Σ_{y≠y_i} λ_iy
+    return U
+
+
+def kkt_residual(w: np.ndarray, grad: np.ndarray) -> float:
+    """Largest violation of the KKT conditions of min f(w) s.t. w ≥ 0.
+
+    At an optimum the gradient is ≥ 0 where w = 0 and = 0 where w > 0; the residual is
+    max(max_{w>0} |grad|, max_{w=0} max(0, −grad)) (the projected-gradient norm, ∞-norm).
+    """
+    w = np.ravel(w)
+    grad = np.ravel(grad)
+    viol = np.where(w > 0, np.abs(grad), np.maximum(0.0, -grad))
+    return float(viol.max()) if viol.size else 0.0
+
+
+def shared_objective(
+    W: np.ndarray, H: np.ndarray, y_index: np.ndarray, C: float
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Objective (2) of MultiBoost (shared learners), its gradient, and λ.
+
+    Parameters
+    ----------
+    W : ndarray of shape (J, K)
+        Non-negative coefficients, W_jc for learner j in class c.
+    H : ndarray of shape (m, J)
+        Learner outputs on the training set.
+    y_index : ndarray of int, shape (m,)
+    C : float
+
+    Returns
+    -------
+    value : float
+        ‖W‖₁ + (C/p) Σ exp(−γ) (with W ≥ 0, ‖W‖₁ = ΣW).
+    grad : ndarray of shape (J, K)
+        1 − Hᵀ U.
+    lam : ndarray of shape (m, K)
+        The KKT dual (5) at W.
+    """
+    loss, lam = exp_loss_dual(H @ W, y_index, C)
+    U = pricing_weights(lam, y_index)
+    return float(W.sum()) + loss, 1.0 - H.T @ U, lam
+
+
+@dataclass(frozen=True)
+class RestrictedSolve:
+    """Result of one restricted-master solve.
+
+    Attributes
+    ----------
+    W : ndarray of shape (J, K)
+    objective : float
+    lam : ndarray of shape (m, K)
+        The KKT dual (5) at W (MultiBoost's next pricing weights come from it).
+    kkt : float
+        :func:`kkt_residual` at W.
+    n_iter : int
+        Solver iterations.
+    stop : str
+        Why the solver stopped ("converged" or its message).
+    """
+
+    W: np.ndarray
+    objective: float
+    lam: np.ndarray
+    kkt: float
+    n_iter: int
+    stop: str
+
+
+def solve_shared_lbfgsb(
+    H: np.ndarray,
+    y_index: np.ndarray,
+    C: float,
+    W0: np.ndarray,
+    *,
+    maxiter: int = 15000,
+    ftol: float = 2.220446049250313e-09,
+    gtol: float = 1e-5,
+) -> RestrictedSolve:
+    """Solve MultiBoost's restricted problem (2) on fixed columns by L-BFGS-B, warm-started at W0.
+
+    ‖W‖₁ is linear on the feasible set W ≥ 0, so the problem is smooth with simple bounds
+    (METHODS.md §8.3). The defaults are scipy's ("the default converge setting", MultiBoost_cw
+    paper Sec. 3); tighten ``ftol``/``gtol`` for invariant tests.
+
+    Parameters
+    ----------
+    H : ndarray of shape (m, J)
+    y_index : ndarray of int, shape (m,)
+    C : float
+    W0 : ndarray of shape (J, K), non-negative
+    maxiter, ftol, gtol
+        L-BFGS-B options.
+    """
+    J, K = W0.shape
+
+    def fun(w: np.ndarray) -> tuple[float, np.ndarray]:
+        value, grad, _ = shared_objective(w.reshape(J, K), H, y_index, C)
+        return value, grad.ravel()
+
+    res = minimize(
+        fun,
+        np.maximum(W0, 0.0).ravel(),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, None)] * (J * K),
+        options={"maxiter": maxiter, "ftol": ftol, "gtol": gtol},
+    )
+    W = np.maximum(res.x.reshape(J, K), 0.0)
+    value, grad, lam = shared_objective(W, H, y_index, C)
+    stop = "converged" if res.success else str(res.message)
+    return RestrictedSolve(W, value, lam, kkt_residual(W, grad), int(res.nit), stop)
