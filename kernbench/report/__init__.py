@@ -1,0 +1,33 @@
+"""Reports from a results store: paper-style tables, statistics and figures.
+
+``build_table`` / ``render_table`` / ``write_table_md`` back ``kernbench table``; ``plot_traces``
+backs ``kernbench plot``; ``summary_frame`` gives the numbers behind a table as a DataFrame.
+"""
+
+from kernbench.report.figures import plot_traces, trace_figures
+from kernbench.report.reference import Published, ReferenceMatchError, load_reference
+from kernbench.report.render import render_table, table_frame
+from kernbench.report.tables import (
+    Cell,
+    Table,
+    build_table,
+    build_tables,
+    summary_frame,
+    write_table_md,
+)
+
+__all__ = [
+    "Cell",
+    "Published",
+    "ReferenceMatchError",
+    "Table",
+    "build_table",
+    "build_tables",
+    "load_reference",
+    "plot_traces",
+    "render_table",
+    "summary_frame",
+    "table_frame",
+    "trace_figures",
+    "write_table_md",
+]
