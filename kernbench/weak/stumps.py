@@ -29,6 +29,11 @@ import numpy as np
 
 from kernbench.weak.base import ColumnSet, Pick
 
+
+class SpaceExhaustedError(ValueError):
+    """Every candidate stump is excluded, or there is none: column generation has nothing to add."""
+
+
 #: scores within this fraction of Σ|g| of the maximum count as tied (prefix sums taken in different
 #: orders differ by rounding); ties go to the first candidate in the order above
 TIE_RTOL = 1e-11
@@ -211,6 +216,11 @@ class StumpSpace:
         Pick
             The stump (score ≥ 0), its training column and its score. Ties go to the first
             candidate (constant, then lowest feature, then lowest threshold).
+
+        Raises
+        ------
+        SpaceExhaustedError
+            When every candidate is excluded (a ``ValueError``).
         """
         del absolute, rng  # negation-complete and exhaustive: see the docstring
         s = self.scores(g)
@@ -243,7 +253,7 @@ class StumpSpace:
 
     def _pick(self, s: np.ndarray, g: np.ndarray, exclude: ColumnSet | None) -> Pick:
         if s.size == 0:
-            raise ValueError(
+            raise SpaceExhaustedError(
                 "no stump candidates: every feature is constant and include_constant=False"
             )
         a = np.abs(s)
@@ -279,7 +289,7 @@ class StumpSpace:
                         if self.column(int(j)) not in exclude:
                             return int(j)
             if k == n:
-                raise ValueError("every stump candidate is excluded")
+                raise SpaceExhaustedError("every stump candidate is excluded")
             k = min(n, 4 * k)
 
     # ------------------------------------------------------------------ canonical set

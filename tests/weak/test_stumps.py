@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 
 from kernbench.weak.base import ColumnSet
-from kernbench.weak.stumps import Stump, StumpSpace, predict_stumps, stump_arrays
+from kernbench.weak.stumps import (
+    SpaceExhaustedError,
+    Stump,
+    StumpSpace,
+    predict_stumps,
+    stump_arrays,
+)
 
 
 def brute_candidates(X: np.ndarray, include_constant: bool) -> list[tuple[int, float, np.ndarray]]:
@@ -101,7 +107,7 @@ def test_exclude_equals_brute_force(seed: int) -> None:
     for n_excluded in range(6):
         admissible = [(d, t, c) for d, t, c in cands if c not in excl]
         if not admissible:
-            with pytest.raises(ValueError, match="excluded"):
+            with pytest.raises(SpaceExhaustedError, match="excluded"):
                 space.best(g, exclude=excl)
             break
         expected = max(abs(float(g @ c)) for _, _, c in admissible)
@@ -204,7 +210,7 @@ def test_thresholds_between_adjacent_floats_separate_the_points() -> None:
 
 def test_degenerate_inputs() -> None:
     X = np.ones((5, 2))
-    with pytest.raises(ValueError, match="no stump candidates"):
+    with pytest.raises(SpaceExhaustedError, match="no stump candidates"):
         StumpSpace(X, include_constant=False).best(np.ones(5))
     pick = StumpSpace(X, include_constant=True).best(np.array([1.0, -3, 0, 0, 0]))
     assert pick.score == 2.0 and pick.learner.sign == -1
