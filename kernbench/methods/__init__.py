@@ -10,6 +10,7 @@ from kernbench.methods.adaboost_ecc import AdaBoostECC
 from kernbench.methods.adaboost_mh import AdaBoostMH
 from kernbench.methods.cgens import CGENS
 from kernbench.methods.kernel_svm import SVMGauss, SVMPerc, SVMStump
+from kernbench.methods.lpboost import LPBoost
 from kernbench.methods.registry import default_params, get_method, register, registry
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "AdaBoostECC",
     "AdaBoostMH",
     "CGENS",
+    "LPBoost",
     "SVMGauss",
     "SVMPerc",
     "SVMStump",

@@ -1,0 +1,123 @@
+"""The restricted linear SVM against independent solvers (cvxpy, scikit-learn's LIBSVM)."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+from kernbench.solvers.linear_svm import RestrictedLinearSVM, feasible_alpha, libsvm_rho
+
+
+def _problem(seed: int = 0, m: int = 70, J: int = 6):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, J))
+    y = np.where(X[:, 0] + 0.8 * rng.normal(size=m) > 0.3, 1.0, -1.0)
+    return X, y
+
+
+def _cvxpy_svm(X, y, C, bias_regularised):
+    w, b = cp.Variable(X.shape[1]), cp.Variable()
+    reg = 0.5 * cp.sum_squares(w) + (0.5 * cp.square(b) if bias_regularised else 0)
+    hinge = cp.sum(cp.pos(1 - cp.multiply(y, X @ w + b)))
+    prob = cp.Problem(cp.Minimize(reg + C * hinge))
+    prob.solve(solver="CLARABEL")
+    return prob.value, w.value, b.value
+
+
+@pytest.mark.parametrize("C", [0.05, 1.0, 20.0])
+@pytest.mark.parametrize("gram_max_rows", [10_000, 0])  # Gram matrix kept / rows on the fly
+def test_exact_bias_matches_cvxpy_and_libsvm(C, gram_max_rows):
+    X, y = _problem()
+    svm = RestrictedLinearSVM(y, C, tol=1e-10, max_epochs=10**5, gram_max_rows=gram_max_rows)
+    svm.add_columns(X)
+    info = svm.solve()
+    ref, w_ref, b_ref = _cvxpy_svm(X, y, C, bias_regularised=False)
+    assert info.stop_rule == "tol"
+    assert abs(info.primal - ref) / ref < 1e-6
+    assert abs(info.gap) < 1e-7 * max(1.0, ref)
+    assert info.primal <= ref * (1 + 1e-9)  # never worse than the interior-point optimum
+    np.testing.assert_allclose(svm.w, w_ref, atol=1e-4)  # w is unique; IPM accuracy ~1e-5
+    assert svm.b == pytest.approx(b_ref, abs=1e-4)
+    # LIBSVM (a second, independent SMO) stops a little earlier at large C: compare loosely
+    svc = SVC(kernel="linear", C=C, tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(svm.w, svc.coef_.ravel(), atol=1e-4)
+    assert svm.b == pytest.approx(svc.intercept_[0], abs=1e-4)
+    assert svm.primal_objective(svc.coef_.ravel(), svc.intercept_[0]) >= info.primal - 1e-9
+
+
+def test_liblinear_mode_solves_the_regularised_bias_problem():
+    X, y = _problem(seed=3)
+    C = 0.7
+    svm = RestrictedLinearSVM(y, C, bias_mode="liblinear", tol=1e-10, max_epochs=10**5)
+    svm.add_columns(X)
+    info = svm.solve()
+    ref, w_ref, b_ref = _cvxpy_svm(X, y, C, bias_regularised=True)
+    assert abs(info.primal - ref) / ref < 1e-6
+    np.testing.assert_allclose(svm.w, w_ref, atol=1e-4)
+    assert svm.b == pytest.approx(b_ref, abs=1e-4)
+    assert svm.b == pytest.approx(float(y @ svm.alpha), abs=1e-12)  # b is the bias feature's w
+
+
+@pytest.mark.parametrize("bias_mode", ["exact", "liblinear"])
+def test_warm_start_after_adding_columns_equals_cold_solve(bias_mode):
+    X, y = _problem(seed=5, J=8)
+    C = 2.0
+    warm = RestrictedLinearSVM(y, C, bias_mode=bias_mode, tol=1e-10, max_epochs=10**5)
+    for j in range(X.shape[1]):
+        warm.add_columns(X[:, j])
+        info = warm.solve()
+    cold = RestrictedLinearSVM(y, C, bias_mode=bias_mode, tol=1e-10, max_epochs=10**5)
+    cold.add_columns(X)
+    ref = cold.solve()
+    assert info.primal == pytest.approx(ref.primal, rel=1e-8)
+    np.testing.assert_allclose(warm.columns, X)
+
+
+def test_kkt_conditions_exact_mode():
+    X, y = _problem(seed=7)
+    C = 0.5
+    svm = RestrictedLinearSVM(y, C, tol=1e-9, max_epochs=10**5)
+    svm.add_columns(X)
+    svm.solve()
+    a = svm.alpha
+    np.testing.assert_allclose(svm.w, X.T @ (y * a), atol=1e-12)  # (7)
+    assert a.min() >= 0 and a.max() <= C
+    assert abs(y @ a) < 1e-10
+    # complementary slackness at the primal solution: margin > 1 ⇒ α = 0, margin < 1 ⇒ α = C
+    margins = y * svm.decision_train()
+    assert np.all(a[margins > 1 + 1e-6] < 1e-7)
+    assert np.all(a[margins < 1 - 1e-6] > C - 1e-7)
+
+
+def test_epoch_cap_is_reported():
+    X, y = _problem(seed=2, m=300)
+    for mode in ["exact", "liblinear"]:
+        svm = RestrictedLinearSVM(y, 10.0, bias_mode=mode, tol=1e-14, max_epochs=1)
+        svm.add_columns(X)
+        info = svm.solve()
+        assert info.stop_rule == "max_epochs"
+        assert info.violation > 1e-14
+
+
+def test_add_columns_returns_pricing_scores_and_updates_w():
+    X, y = _problem(seed=1)
+    svm = RestrictedLinearSVM(y, 1.0, alpha0=0.25)
+    scores = svm.add_columns(X[:, :2])
+    np.testing.assert_allclose(scores, X[:, :2].T @ (y * svm.alpha))
+    np.testing.assert_allclose(svm.w, scores)
+
+
+def test_feasible_alpha_and_rho():
+    y = np.array([1.0, 1.0, 1.0, -1.0])
+    a = feasible_alpha(np.full(4, 0.5), y)
+    assert y @ a == pytest.approx(0.0)
+    assert a.max() <= 0.5 and a.min() >= 0
+    # no free α: ρ is the midpoint of [max lb, min ub] (LIBSVM calculate_rho)
+    G = np.array([-2.0, 0.5, 1.0, -0.5])
+    alpha = np.array([1.0, 0.0, 0.0, 1.0])  # C = 1: i=0 (y=+1) at C, i=3 (y=−1) at C
+    yG = y * G
+    ub = min(yG[1], yG[2], yG[3])  # lower & y=+1, upper & y=−1
+    lb = yG[0]
+    assert libsvm_rho(G, y, alpha, 1.0) == pytest.approx((ub + lb) / 2)

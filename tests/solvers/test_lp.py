@@ -1,0 +1,50 @@
+"""LPBoost restricted-master back ends against scipy.optimize.linprog and each other."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from kernbench.solvers.lp import IncrementalLPMaster, solve_lpboost_cvxpy
+
+
+def _linprog_lpboost(H, y, C):
+    m, J = H.shape
+    c = np.r_[np.ones(J), C * np.ones(m)]
+    A_ub = -np.c_[y[:, None] * H, np.eye(m)]
+    res = linprog(c, A_ub=A_ub, b_ub=-np.ones(m), method="highs")
+    assert res.status == 0
+    return res.fun
+
+
+def _data(seed=0, m=50, J=15):
+    rng = np.random.default_rng(seed)
+    H = np.where(rng.normal(size=(m, J)) >= 0, 1.0, -1.0)
+    y = np.where(H[:, 0] + H[:, 1] + 0.5 * rng.normal(size=m) >= 0, 1.0, -1.0)
+    return H, y
+
+
+@pytest.mark.parametrize("C", [0.05, 0.5, 5.0])
+def test_back_ends_match_linprog_on_identical_columns(C):
+    H, y = _data()
+    master = IncrementalLPMaster(y, C)
+    for j in range(H.shape[1]):
+        master.add_column(H[:, j])
+        inc = master.solve()
+        cvx = solve_lpboost_cvxpy(H[:, : j + 1], y, C)
+        ref = _linprog_lpboost(H[:, : j + 1], y, C)
+        assert inc.primal == pytest.approx(ref, rel=1e-9, abs=1e-9)
+        assert cvx.primal == pytest.approx(ref, rel=1e-7, abs=1e-7)
+        for res in (inc, cvx):
+            assert res.dual == pytest.approx(res.primal, rel=1e-7)  # strong duality
+            assert res.alpha.min() >= 0 and res.alpha.max() <= C + 1e-12
+            assert np.all(H[:, : j + 1].T @ (y * res.alpha) <= 1 + 1e-7)  # dual feasibility (5)
+            assert np.all(y * (H[:, : j + 1] @ res.w) + res.xi >= 1 - 1e-7)  # primal feasibility
+
+
+def test_empty_master_has_alpha_equal_C():
+    _, y = _data()
+    res = IncrementalLPMaster(y, 0.3).solve()
+    np.testing.assert_allclose(res.alpha, 0.3)
+    np.testing.assert_allclose(res.xi, 1.0)
