@@ -195,6 +195,10 @@ def download(
             return dest
         except ChecksumError:
             raise
+        except urllib.error.HTTPError as exc:
+            if exc.code < 500:  # 404 and friends are permanent: do not retry
+                raise DataError(f"download of {url} failed: HTTP {exc.code} {exc.reason}") from None
+            last = exc
         except (OSError, urllib.error.URLError, ValueError, DataError) as exc:
             last = exc
     raise DataError(f"download of {url} failed after {retries + 1} attempts: {last}")

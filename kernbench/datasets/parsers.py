@@ -152,13 +152,19 @@ def to_float(table: Table, columns: slice | list[int] | None = None) -> np.ndarr
                 except ValueError:
                     raise DataError(
                         f"{table.path}:{table.lines[r]}: malformed line: field {c + 1} "
-                        f"{cells[r, c]!r} is not a number"
+                        f"{str(cells[r, c])!r} is not a number"
                     ) from None
         raise
 
 
 def read_ida_asc(path: str | Path) -> np.ndarray:
     """An IDA ``.asc`` split file (whitespace-separated reals, no header) as a 2-D float array."""
+    try:  # fast path: numpy's C parser; on failure re-parse to name the bad line
+        X = np.loadtxt(io.BytesIO(read_bytes(path)), dtype=np.float64, ndmin=2)
+        if X.size:
+            return X
+    except ValueError:
+        pass
     table = read_delimited(path, delimiter=None)
     return to_float(table)
 

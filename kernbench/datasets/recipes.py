@@ -124,7 +124,7 @@ def _table_recipe(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str
             r, c = np.argwhere(bad)[0]
             raise DataError(
                 f"{table.path}:{table.lines[r]}: malformed line: field {feature_cols[c] + 1} "
-                f"{sub[r, c]!r} is not one of {sorted(vmap)}"
+                f"{str(sub[r, c])!r} is not one of {sorted(vmap)}"
             )
         X = np.vectorize(vmap.__getitem__, otypes=[float])(sub)
     else:
@@ -200,7 +200,7 @@ def _flare_solar(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str,
         bad = ~np.isin(cells[:, c], list(codes))
         if bad.any():
             r = int(np.argmax(bad))
-            raise DataError(f"{table.path}:{table.lines[r]}: malformed line: {cells[r, c]!r}")
+            raise DataError(f"{table.path}:{table.lines[r]}: malformed line: {str(cells[r, c])!r}")
         letters.append(np.array([codes.index(v) + 1 for v in cells[:, c]], dtype=np.float64))
     numeric = to_float(table, [3, 5, 6, 7, 8, 9])  # activity, previous, hist.-complex x2, area x2
     X = np.column_stack([*letters, numeric])
