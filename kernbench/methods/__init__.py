@@ -9,6 +9,7 @@ from kernbench.methods.adaboost import AdaBoost
 from kernbench.methods.adaboost_ecc import AdaBoostECC
 from kernbench.methods.adaboost_mh import AdaBoostMH
 from kernbench.methods.cgens import CGENS
+from kernbench.methods.cgens_sls import CGENSSLS
 from kernbench.methods.kernel_svm import SVMGauss, SVMPerc, SVMStump
 from kernbench.methods.lpboost import LPBoost
 from kernbench.methods.registry import default_params, get_method, register, registry
@@ -18,6 +19,7 @@ __all__ = [
     "AdaBoostECC",
     "AdaBoostMH",
     "CGENS",
+    "CGENSSLS",
     "LPBoost",
     "SVMGauss",
     "SVMPerc",
