@@ -1,0 +1,38 @@
+"""scikit-learn's estimator checks over EVERY estimator in ``kernbench.methods.registry()``.
+
+The registry is read at import time, so a newly registered estimator is checked automatically. To
+keep the suite fast, give it small parameters in :data:`FAST_PARAMS`; declare each known, justified
+failure in :data:`EXPECTED_FAILED_CHECKS` with its reason — the one place where exceptions live.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from kernbench.methods import registry
+
+#: registry name -> constructor parameters that make the checks fast (defaults otherwise)
+FAST_PARAMS: dict[str, dict[str, Any]] = {
+    "adaboost": {"n_estimators": 10},
+    "svm_gauss": {"gamma": 0.1},
+    "svm_perc": {},
+    "svm_stump": {},
+}
+
+#: registry name -> {check name: reason}; every entry must say why the check cannot pass
+EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {}
+
+
+def _instances() -> list[Any]:
+    return [cls(**FAST_PARAMS.get(name, {})) for name, cls in registry().items()]
+
+
+def _expected_failed_checks(estimator: Any) -> dict[str, str]:
+    return EXPECTED_FAILED_CHECKS.get(type(estimator).registry_name, {})
+
+
+@parametrize_with_checks(_instances(), expected_failed_checks=_expected_failed_checks)
+def test_sklearn_estimator_checks(estimator: Any, check: Any) -> None:
+    check(estimator)
