@@ -203,16 +203,28 @@ def status_counts(cell: dict[int, dict[str, Any]], value: str, expected: int) ->
     return counts
 
 
+#: ``split_info["flags"]`` entries that are part of the protocol, not a substitution to footnote
+PROTOCOL_FLAGS = frozenset({"label_noise", "fixed_split"})
+#: flags that mark substitute splits or data (also recognised as ``split_info[flag] is True``)
+SUBSTITUTION_FLAGS = frozenset(
+    {"synthetic_split", "substitute", "rebuilt_scaling", "standardized_pool", "ida_encoding"}
+)
+
+
 def split_flags(split_info: dict[str, Any] | None) -> list[str]:
-    """Flags a realisation's ``split_info`` raises: ``synthetic_split`` for substitute splits,
-    every key set to ``True`` (``substitute``, ``rebuilt_scaling`` ...), entries of ``flags``."""
+    """Footnote-worthy flags of a realisation's ``split_info``.
+
+    ``synthetic_split`` when ``split == "synthetic_split"``, every entry of ``flags`` except those
+    that are part of the protocol (``label_noise``, ``fixed_split``), and any substitution flag
+    (``substitute``, ``rebuilt_scaling`` ...) given as a key set to ``True``.
+    """
     info = split_info or {}
-    flags = []
-    if info.get("split") == "synthetic_split":
-        flags.append("synthetic_split")
-    flags += [k for k, v in info.items() if v is True and k not in flags]
-    extra = info.get("flags") or []
-    if isinstance(extra, str):
-        extra = [extra]
-    flags += [str(f) for f in extra if str(f) not in flags]
+    flags = ["synthetic_split"] if info.get("split") == "synthetic_split" else []
+    listed = info.get("flags") or []
+    if isinstance(listed, str):
+        listed = [listed]
+    keyed = [k for k in sorted(SUBSTITUTION_FLAGS) if info.get(k) is True]
+    for flag in [*map(str, listed), *keyed]:
+        if flag not in flags and flag not in PROTOCOL_FLAGS:
+            flags.append(flag)
     return flags

@@ -99,6 +99,7 @@ class Table:
     reference: str | None = None
     tolerance: tuple[int, int] | None = None
     dataset_flags: dict[str, dict[str, int]] = field(default_factory=dict)
+    substitutions: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def cell(self, dataset: str, method: str) -> Cell:
@@ -153,17 +154,23 @@ def _mark_best(cells: list[Cell], alpha: float) -> None:
         )
 
 
-def _dataset_flags(exp: Experiment, dataset: str) -> dict[str, int]:
-    """``flag -> number of realisations`` raising it (a realisation counts once over methods)."""
+def _dataset_flags(exp: Experiment, dataset: str) -> tuple[dict[str, int], list[str]]:
+    """``flag -> number of realisations`` raising it (a realisation counts once over methods),
+    and the distinct ``substitution`` notes of the flagged realisations."""
     by_realisation: dict[int, set[str]] = {}
+    reasons: list[str] = []
     for method in exp.methods:
         for r, row in exp.rows.get((dataset, method), {}).items():
-            flags = split_flags((row.get("result") or {}).get("split_info"))
+            info = (row.get("result") or {}).get("split_info") or {}
+            flags = split_flags(info)
             by_realisation.setdefault(r, set()).update(flags)
+            note = info.get("substitution")
+            if flags and note and str(note) not in reasons:
+                reasons.append(str(note))
     counts: Counter[str] = Counter()
     for flags in by_realisation.values():
         counts.update(flags)
-    return dict(sorted(counts.items()))
+    return dict(sorted(counts.items())), reasons
 
 
 def _one_line(text: str, limit: int = 120) -> str:
@@ -236,8 +243,12 @@ def build_table(
             m: (None if np.isnan(r) else float(r)) for m, r in zip(exp.methods, ranks, strict=True)
         },
         n_rank_datasets=n_used,
-        dataset_flags={d: f for d in exp.datasets if (f := _dataset_flags(exp, d))},
     )
+    for d in exp.datasets:
+        flags, reasons = _dataset_flags(exp, d)
+        if flags:
+            table.dataset_flags[d] = flags
+            table.substitutions[d] = reasons
     ref_path = tspec.get("reference")
     if reference and ref_path:
         _attach_reference(table, ref_path, tspec)
@@ -277,23 +288,53 @@ def _notes(table: Table, exp: Experiment) -> list[str]:
     for d, flags in table.dataset_flags.items():
         n = max(len(exp.rows.get((d, m), {})) for m in exp.methods)
         what = ", ".join(f"{flag} in {k} of {n} realisation(s)" for flag, k in flags.items())
-        notes.append(f"{d}*: substitute splits or data: {what}.")
+        text = f"{d}*: substitute splits or data: {what}"
+        reasons = table.substitutions.get(d)
+        notes.append(text + (f" ({'; '.join(reasons)})." if reasons else "."))
+    return notes + _cell_notes(table) + list(exp.notes)
+
+
+def _cell_notes(table: Table) -> list[str]:
+    """Cells with fewer realisations than expected, grouped by what went wrong, and their errors."""
     cells = [table.cell(d, m) for d in table.datasets for m in table.methods]
-    described = [(c, _problem_text(c)) for c in cells if c.problems]
-    uniform = len({text for _, text in described}) == 1 and len(described) == len(cells) > 1
-    if uniform and not any(c.first_error for c, _ in described):
-        notes.append(f"Every cell: {described[0][1]} (a capped or unfinished run).")
-    else:
-        for c, text in described:
-            if c.first_error:
-                text += f" (first error: {_one_line(c.first_error)})"
-            notes.append(f"{c.dataset} / {c.method}: {text}.")
-    return notes + list(exp.notes)
+    never_run = [c for c in cells if c.n == 0 and set(c.problems) == {"missing"}]
+    skip = {id(c) for c in never_run}
+    partial = [c for c in cells if c.problems and id(c) not in skip]
+    notes = []
+    if never_run:
+        notes.append(
+            f"Not run ({len(never_run)} of {len(cells)} cells): {_cell_list(table, never_run)}."
+        )
+    by_problem: dict[str, list[Cell]] = {}
+    by_error: dict[str, list[Cell]] = {}
+    for c in partial:
+        by_problem.setdefault(_problem_text(c), []).append(c)
+        if c.first_error:
+            by_error.setdefault(_one_line(c.first_error), []).append(c)
+    notes += [f"{text}: {_cell_list(table, group)}." for text, group in by_problem.items()]
+    notes += [f"First error in {_cell_list(table, group)}: {e}" for e, group in by_error.items()]
+    return notes
+
+
+def _cell_list(table: Table, cells: list[Cell]) -> str:
+    """``every cell`` | ``d1 (all methods); d2: A, B`` in table order."""
+    if len(cells) == len(table.cells) > 1:
+        return "every cell"
+    methods: dict[str, list[str]] = {}
+    for c in cells:
+        methods.setdefault(c.dataset, []).append(c.method)
+    parts = []
+    for d in table.datasets:
+        if d in methods:
+            ms = methods[d]
+            full = len(ms) == len(table.methods) > 1
+            parts.append(f"{d} (all methods)" if full else f"{d}: {', '.join(ms)}")
+    return "; ".join(parts)
 
 
 def _problem_text(c: Cell) -> str:
     what = ", ".join(f"{k} {reason}" for reason, k in sorted(c.problems.items()))
-    return f"{c.n} of {c.n_expected} realisation(s) averaged; {what}"
+    return f"{c.n} of {c.n_expected} realisation(s) averaged, {what}"
 
 
 def build_tables(

@@ -103,8 +103,8 @@ def test_failures_are_counted_and_footnoted(main_store):
     table = build_table(directory)
     cell = table.cell("beta", "C")
     assert dict(cell.problems) == {"failed": 1, "missing": 2}
-    note = next(n for n in table.notes if n.startswith("beta / C"))
-    assert "3 of 6" in note and "1 failed" in note and "2 missing" in note and "boom" in note
+    assert "3 of 6 realisation(s) averaged, 1 failed, 2 missing: beta: C." in table.notes
+    assert "First error in beta: C: ValueError: boom" in table.notes
     md = render_table(table, "md")
     rows = [line for line in md.splitlines() if line.startswith(("| alpha", "| beta"))]
     assert "(n=3)" in rows[1]
@@ -288,26 +288,29 @@ def test_substitute_splits_footnoted(make_store, spec_dict, add_cell):
     directory, store = make_store("flags", spec)
     for r in range(3):
         for m in ("M", "K"):
-            add_cell(
-                store,
-                "banana",
-                m,
-                r,
-                0.1 + 0.01 * r,
-                result={"split_info": {"split": "predefined"}},
-            )
-            info = {"split": "synthetic_split", "source": "pooled"}
+            # flags the protocol asked for (label noise) or plain facts (stratified) are no note
+            benign = {"split": "random", "stratified": True, "flags": ["label_noise"]}
+            add_cell(store, "banana", m, r, 0.1 + 0.01 * r, result={"split_info": benign})
+            info = {
+                "split": "synthetic_split",
+                "stratified": True,
+                "flags": ["synthetic_split", "substitute", "label_noise"],
+                "substitution": "thyroid from the UCI pool",
+            }
             if r == 0:
                 info["rebuilt_scaling"] = True
             add_cell(store, "thyroid", m, r, 0.05 + 0.01 * r, result={"split_info": info})
     table = build_table(directory)
-    assert table.dataset_flags == {"thyroid": {"rebuilt_scaling": 1, "synthetic_split": 3}}
+    assert table.dataset_flags == {
+        "thyroid": {"rebuilt_scaling": 1, "substitute": 3, "synthetic_split": 3}
+    }
     md = render_table(table)
     assert "| thyroid* |" in md and "| banana |" in md
-    assert any(
-        "thyroid*" in n and "synthetic_split in 3 of 3" in n and "rebuilt_scaling in 1 of 3" in n
-        for n in table.notes
-    )
+    assert table.notes == [
+        "thyroid*: substitute splits or data: rebuilt_scaling in 1 of 3 realisation(s), "
+        "substitute in 3 of 3 realisation(s), synthetic_split in 3 of 3 realisation(s) "
+        "(thyroid from the UCI pool)."
+    ]
 
 
 def test_stale_and_superseded_rows(make_store, spec_dict, add_cell):
@@ -350,9 +353,21 @@ def test_capped_run_gives_one_note(make_store, spec_dict, add_cell):
             for r in range(2):
                 add_cell(store, d, m, r, 0.1 + 0.01 * r + (m == "K") * 0.05)
     table = build_table(directory)
-    assert table.notes == [
-        "Every cell: 2 of 10 realisation(s) averaged; 8 missing (a capped or unfinished run)."
-    ]
+    assert table.notes == ["2 of 10 realisation(s) averaged, 8 missing: every cell."]
+
+
+def test_cells_never_run_are_grouped(make_store, spec_dict, add_cell):
+    spec = spec_dict("partial", ["d", "e", "f"], ["M", "K"], n_realisations=2)
+    directory, store = make_store("partial", spec)
+    for r in range(2):
+        add_cell(store, "d", "M", r, 0.1)
+        add_cell(store, "d", "K", r, 0.2)
+        add_cell(store, "e", "M", r, 0.3)
+    table = build_table(directory)
+    assert table.notes == ["Not run (3 of 6 cells): e: K; f (all methods)."]
+    assert table.cell("f", "M").mean is None
+    assert "| f | n/a | n/a |" in render_table(table)
+    assert table.n_rank_datasets == 1
 
 
 def test_store_without_spec_and_parent_directories(make_store, spec_dict, add_cell, tmp_path):
