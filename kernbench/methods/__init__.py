@@ -12,6 +12,7 @@ from kernbench.methods.cgens import CGENS
 from kernbench.methods.cgens_sls import CGENSSLS
 from kernbench.methods.kernel_svm import SVMGauss, SVMPerc, SVMStump
 from kernbench.methods.lpboost import LPBoost
+from kernbench.methods.multiboost import MultiBoost
 from kernbench.methods.registry import default_params, get_method, register, registry
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "CGENS",
     "CGENSSLS",
     "LPBoost",
+    "MultiBoost",
     "SVMGauss",
     "SVMPerc",
     "SVMStump",

@@ -1,0 +1,169 @@
+"""MultiBoost (Shen & Hao, CVPR 2011) with the exponential loss (METHODS.md §8).
+
+Totally-corrective multi-class boosting with learners shared by all K classes and non-negative
+class coefficients W ∈ R^{J×K}: problem (2) of the MultiBoost_cw paper with 𝕙_c = h for every c.
+Column generation: the pricing problem (6) is one stump search per class with the weights u^c built
+from the KKT dual λ (5); the restricted master is solved by L-BFGS-B on the bound-constrained smooth
+problem, warm-started from the previous W with a zero row for the new learner
+(:mod:`kernbench.solvers.multiclass_exp_loss`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from sklearn.utils._param_validation import Interval
+
+from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
+from kernbench.methods.registry import register
+from kernbench.solvers.column_groups import stump_column_groups
+from kernbench.solvers.multiclass_exp_loss import pricing_weights, solve_shared_lbfgsb
+from kernbench.weak.base import Pick
+
+
+@register("multiboost")
+class MultiBoost(ColumnGenerationClassifier):
+    """MultiBoost (exponential loss), column generation with an L-BFGS-B restricted master.
+
+    Parameters
+    ----------
+    C : float, default=1000.0
+        Regularisation parameter of (2) (the papers search 10²..10⁵).
+    max_iter : int, default=500
+        T, the maximum number of weak learners (the path parameter).
+    tol : float, default=1e-6
+        ε: stop (optimal) when the best pricing score (6) is ≤ 1 + ε, i.e. no dual constraint (3b)
+        is violated.
+    rel_tol : float or None, default=1e-6
+        Also stop when the restricted objective changes by less than ``rel_tol`` (relative) between
+        iterations [METHODS §8.3 D]; None disables this rule.
+    lbfgs_maxiter, lbfgs_ftol, lbfgs_gtol : default 15000, 2.2e-9, 1e-5
+        L-BFGS-B options of each restricted solve (scipy's defaults: the paper's "default converge
+        setting").
+
+    Attributes
+    ----------
+    classes_, learners_, coef_ (W, shape (J, K)), intercept_ (zeros (K,)), coef_path_,
+    intercept_path_, n_iter_, trace_, model_size_
+        See :class:`~kernbench.methods.column_generation.ColumnGenerationClassifier`; the trace adds
+        ``kkt`` (KKT residual of each restricted solve) and ``n_nonzero`` (non-zero W entries).
+    stop_reason_ : str
+        "converged" (no violated constraint), "objective_stalled" (``rel_tol``), "max_iter" or
+        "empty_space".
+    dual_coef_ : ndarray of shape (m, K)
+        λ of (5) at the end (0 on the true class).
+    """
+
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "rel_tol": [Interval(Real, 0, None, closed="left"), None],
+        "lbfgs_maxiter": [Interval(Integral, 1, None, closed="left")],
+        "lbfgs_ftol": [Interval(Real, 0, None, closed="neither")],
+        "lbfgs_gtol": [Interval(Real, 0, None, closed="neither")],
+    }
+    _binary_only = False
+    _include_constant = True  # no bias: the constant learner gives each class an offset
+    _absolute_pricing = False  # (6), W ≥ 0: h and −h are different columns
+
+    def __init__(
+        self,
+        C: float = 1000.0,
+        max_iter: int = 500,
+        tol: float = 1e-6,
+        rel_tol: float | None = 1e-6,
+        lbfgs_maxiter: int = 15000,
+        lbfgs_ftol: float = 2.220446049250313e-09,
+        lbfgs_gtol: float = 1e-5,
+    ) -> None:
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.rel_tol = rel_tol
+        self.lbfgs_maxiter = lbfgs_maxiter
+        self.lbfgs_ftol = lbfgs_ftol
+        self.lbfgs_gtol = lbfgs_gtol
+
+    # ------------------------------------------------------------------ hooks
+    def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
+        m, K = X.shape[0], self.classes_.size
+        self._y = y
+        lam = np.ones((m, K))  # λ_(i,y) = 1 [MultiBoost_cw Alg. 1 line 2]
+        lam[np.arange(m), y] = 0.0
+        self._lam = lam
+        self._U = pricing_weights(lam, y)
+        self._W = np.zeros((0, K))
+        self._objective = float("nan")
+        self._stalled = False
+        self._picked: list[int] = []
+        self._groups = None
+        if self._space is not None:
+            # h and −h are distinct columns here: entry i / n + i is candidate i with sign +1 / −1
+            self._groups = stump_column_groups(self._space, signed=True)
+            self._group_used = np.zeros(self._groups.max() + 1, dtype=bool)
+
+    def _pricing_weights(self) -> np.ndarray:
+        return self._U  # column c is u^c of (6)
+
+    def _price(self, g: np.ndarray) -> list[Pick]:
+        """(6): argmax over h ∉ 𝒲 and c of Σ_i u^c_i h(x_i), both polarities of every stump."""
+        space = self._space
+        S = space.scores(g)  # (n_candidates, K), polarity +1
+        n = S.shape[0]
+        best = np.concatenate([S.max(axis=1), (-S).max(axis=1)])  # entries: (candidate, sign)
+        best[self._group_used[self._groups]] = -np.inf  # already in 𝒲 (sign-aware)
+        entry = int(np.argmax(best))
+        if not np.isfinite(best[entry]):  # every column is in 𝒲
+            return [Pick(learner=None, column=np.zeros(g.shape[0]), score=-np.inf)]
+        index, sign = (entry, 1) if entry < n else (entry - n, -1)
+        self._picked.append(entry)
+        column = sign * space.column(index)
+        return [Pick(space.stump(index, sign), column, float(best[entry]))]
+
+    def _stop_threshold(self) -> float:
+        if self._stalled:
+            return np.inf  # the relative objective change fell below rel_tol last iteration
+        return 1.0 + float(self.tol)  # no dual constraint (3b) violated by more than ε
+
+    def _add_columns(self, picks: Sequence[Pick]) -> None:
+        self._group_used[self._groups[self._picked[-1]]] = True
+        self._W = np.vstack([self._W, np.zeros((len(picks), self._W.shape[1]))])  # new row: 0
+
+    def _solve_master(self) -> MasterStep:
+        res = solve_shared_lbfgsb(
+            self.H_W,
+            self._y,
+            float(self.C),
+            self._W,
+            maxiter=self.lbfgs_maxiter,
+            ftol=self.lbfgs_ftol,
+            gtol=self.lbfgs_gtol,
+        )
+        previous, self._objective = self._objective, res.objective
+        if self.rel_tol is not None and np.isfinite(previous):
+            self._stalled = abs(previous - res.objective) <= self.rel_tol * abs(previous)
+        self._W, self._lam = res.W, res.lam
+        self._U = pricing_weights(res.lam, self._y)  # λ by the KKT conditions (5)
+        return MasterStep(
+            objective=res.objective,
+            solver_stop=res.stop,
+            solver_iter=res.n_iter,
+            extra={"kkt": res.kkt, "n_nonzero": int(np.count_nonzero(res.W))},
+        )
+
+    def _coefficients(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._W, np.zeros(self._W.shape[1])
+
+    def _decision_from_columns(self, Hx: np.ndarray, W: np.ndarray, b: Any) -> np.ndarray:
+        F = Hx @ W  # F(x, c) = w_cᵀ h(x); predict argmax_c
+        return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
+
+    def _finish_fit(self) -> None:
+        if self.stop_reason_ == "converged" and self._stalled:
+            self.stop_reason_ = "objective_stalled"
+        self.dual_coef_ = self._lam
+        del self._lam, self._U, self._W, self._y

@@ -1,0 +1,116 @@
+"""MultiBoost (METHODS.md §8.4): restricted-solve KKT, monotone objective, the optimum on the
+selected columns vs cvxpy (exp cone), pricing (6) vs brute force, λ by the KKT conditions (5)."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+
+from kernbench.methods.multiboost import MultiBoost
+from kernbench.solvers.multiclass_exp_loss import exp_loss_dual, pricing_weights, shared_objective
+from kernbench.weak.stumps import StumpSpace
+
+TIGHT = dict(rel_tol=None, lbfgs_ftol=1e-15, lbfgs_gtol=1e-10)
+
+
+def _data(seed=0, m=40, D=2, K=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, D))
+    y = np.argmax(X @ rng.normal(size=(D, K)) + 0.7 * rng.normal(size=(m, K)), axis=1)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def tight_fit():
+    X, y = _data()
+    return X, y, MultiBoost(C=100.0, max_iter=12, **TIGHT).fit(X, y)
+
+
+def test_each_restricted_solve_satisfies_kkt_and_objective_decreases(tight_fit):
+    X, y, est = tight_fit
+    C = 100.0
+    Phi = est._learner_matrix(X)
+    obj = np.array(est.trace_["objective"])
+    assert np.all(np.diff(obj) <= 1e-9 * obj[0])
+    for J, W in enumerate(est.coef_path_, start=1):
+        value, grad, _ = shared_objective(W, Phi[:, :J], y, C)
+        assert value == pytest.approx(obj[J - 1], rel=1e-12)
+        assert np.all(W >= 0)
+        assert np.all(grad[W == 0] >= -1e-6)  # gradient ≥ 0 where w = 0
+        np.testing.assert_allclose(grad[W > 0], 0.0, atol=1e-6)  # = 0 where w > 0
+    assert max(est.trace_["kkt"]) < 1e-6
+
+
+def test_optimum_on_selected_columns_equals_cvxpy(tight_fit):
+    X, y, est = tight_fit
+    C, K = 100.0, 3
+    Phi = est._learner_matrix(X)
+    m, J = Phi.shape
+    W = cp.Variable((J, K), nonneg=True)
+    F = Phi @ W
+    terms = [F[i, c] - F[i, y[i]] for i in range(m) for c in range(K) if c != y[i]]
+    p = m * (K - 1)
+    prob = cp.Problem(cp.Minimize(cp.sum(W) + (C / p) * cp.sum(cp.exp(cp.hstack(terms)))))
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    assert est.trace_["objective"][-1] == pytest.approx(prob.value, rel=1e-6)
+
+
+def _all_signed_stump_columns(X):
+    space = StumpSpace(X, include_constant=True)
+    cols = np.array([space.column(i) for i in range(space.n_candidates)])
+    return np.unique(np.vstack([cols, -cols]), axis=0)  # distinct signed columns, incl. ±1
+
+
+def test_pricing_equals_brute_force_over_signed_stumps(tight_fit):
+    X, y, est = tight_fit
+    C = 100.0
+    Phi = est._learner_matrix(X)
+    cols = _all_signed_stump_columns(X)
+    m, K = X.shape[0], 3
+    for J in range(est.n_iter_):
+        if J == 0:
+            lam = np.ones((m, K))
+            lam[np.arange(m), y] = 0.0  # the paper's λ = 1
+        else:
+            _, lam = exp_loss_dual(Phi[:, :J] @ est.coef_path_[J - 1], y, C)
+        U = pricing_weights(lam, y)
+        free = ~np.any(np.all(cols[:, None, :] == Phi[:, :J].T[None], axis=2), axis=1)
+        best = (cols[free] @ U).max()  # max over h ∉ 𝒲 and c of Σ_i u^c_i h(x_i), (6)
+        assert est.trace_["score"][J] == pytest.approx(best, rel=1e-9)
+        assert (Phi[:, J] @ U).max() == pytest.approx(best, rel=1e-9)
+
+
+def test_dual_is_the_kkt_lambda_and_converged_means_no_violated_constraint():
+    X, y = _data(seed=1, m=30)
+    C = 10.0
+    est = MultiBoost(C=C, max_iter=200, **TIGHT).fit(X, y)
+    assert est.stop_reason_ == "converged" and est.n_iter_ < 200
+    assert est.final_score_ <= 1.0 + 1e-6
+    F = est._learner_matrix(X) @ est.coef_
+    p = X.shape[0] * 2
+    rows = np.arange(X.shape[0])
+    expected = C / p * np.exp(F - F[rows, y][:, None])  # (5)
+    expected[rows, y] = 0.0
+    np.testing.assert_allclose(est.dual_coef_, expected, rtol=1e-10)
+    # at the optimum over ALL stumps, no dual constraint (3b) is violated
+    U = pricing_weights(est.dual_coef_, y)
+    assert (_all_signed_stump_columns(X) @ U).max() <= 1.0 + 1e-5
+
+
+def test_iris_path_and_prediction():
+    X, y = load_iris(return_X_y=True)
+    est = MultiBoost(C=1000.0, max_iter=30).fit(X, y)
+    staged = list(est.staged_decision_function(X))
+    assert len(staged) == est.n_iter_ == est.model_size_
+    np.testing.assert_allclose(staged[-1], est.decision_function(X))
+    assert np.mean(est.predict(X) != y) < 0.05
+    assert est.stop_reason_ in {"converged", "objective_stalled", "max_iter"}
+
+
+def test_binary_problem_gives_one_dimensional_decision():
+    X, y = _data(seed=2, K=2)
+    labels = np.array(["a", "b"])[y]
+    est = MultiBoost(C=100.0, max_iter=10).fit(X, labels)
+    dec = est.decision_function(X)
+    assert dec.shape == (X.shape[0],)
+    np.testing.assert_array_equal(est.predict(X), np.where(dec >= 0, "b", "a"))
