@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from kernbench.datasets.cli import data_app
 from kernbench.errors import KernbenchError
 
 app = typer.Typer(
@@ -89,10 +90,26 @@ def run(
         list[str] | None,
         typer.Option("--only", help="Filter cells: dataset=NAME, method=LABEL, realisation=K."),
     ] = None,
+    backend: Annotated[
+        str, typer.Option("--backend", help="Where cells run: local (loky) | dask.")
+    ] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", help="Dask scheduler tcp://HOST:PORT [default: LocalCluster]."),
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option("--timeout", min=0.001, help="Per-cell limit in seconds (else the spec's)."),
+    ] = None,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Queue behind a run holding the results directory.")
+    ] = False,
 ) -> None:
     """Run an experiment: every (dataset, realisation, method) cell not already finished.
 
     Example: kernbench run experiments/quickstart.yaml --jobs 2 --only dataset=iris
+
+    Cluster: kernbench run SPEC --backend dask --scheduler tcp://127.0.0.1:8786
     """
     from kernbench.runner.execute import cell_statuses, default_out_dir, run_experiment
     from kernbench.runner.plan import parse_only, plan_cells
@@ -109,7 +126,12 @@ def run(
         statuses = cell_statuses(s, target, cells)
         _print_plan(s, cells, statuses, target, fresh)
         return
-    summary = _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, only_map)
+    options = dict(backend=backend, scheduler=scheduler, timeout_s=timeout, wait=wait)
+    summary = _run_with_progress(
+        run_experiment, s, target, jobs, fresh, realisations, only_map, **options
+    )
+    for note in summary.notes:
+        err.print(f"note: {note}", highlight=False, markup=False)
     counts = ", ".join(f"{n} {k}" for k, n in sorted(summary.counts.items())) or "nothing to do"
     err.print(
         f"{s.name}: {summary.planned} cells planned, {summary.skipped_done} already finished; "
@@ -127,7 +149,7 @@ def run(
         raise typer.Exit(EXIT_CELLS_FAILED)
 
 
-def _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, only_map):
+def _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, only_map, **options):
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -169,6 +191,7 @@ def _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, onl
             only=only_map,
             on_cell=on_cell,
             on_start=on_start,
+            **options,
         )
 
 
@@ -196,6 +219,41 @@ def _print_plan(s, cells, statuses, target: Path, fresh: bool) -> None:
     for st in statuses.values():
         counts[st] = counts.get(st, 0) + 1
     out.print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+
+
+# -- merge ---------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def merge(
+    dirs: Annotated[list[Path], typer.Argument(help="Results directories of one experiment.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Merged results directory.")],
+    wait: Annotated[bool, typer.Option("--wait", help="Wait for a run holding --out.")] = False,
+) -> None:
+    """Combine results stores from several machines (deduplicated by cell identity).
+
+    Finished copies of a cell that disagree are reported as conflicts (exit 1).
+
+    Example: kernbench merge hostA/results/uci hostB/results/uci --out results/uci
+    """
+    from kernbench.merge import merge_stores
+
+    report = merge_stores(list(dirs), out_dir, wait=wait)
+    for warning in report.warnings:
+        err.print(f"warning: {warning}", highlight=False, markup=False)
+    err.print(
+        f"merged {len(report.sources)} store(s): {report.rows_read} rows read, "
+        f"{report.duplicates} duplicates, {report.cells} cells ({report.finished} finished) "
+        f"-> {report.out_dir}",
+        highlight=False,
+    )
+    if report.conflicts:
+        n = len(report.conflicts)
+        err.print(f"[bold red]{n} conflict(s)[/] (same cell, different numbers):")
+        for conflict in report.conflicts[:20]:
+            err.print(f"  {conflict.describe()}", highlight=False, markup=False)
+        if len(report.conflicts) > 20:
+            err.print(f"  ... and {len(report.conflicts) - 20} more")
+        raise typer.Exit(EXIT_CELLS_FAILED)
 
 
 # -- validate ------------------------------------------------------------------------------------
@@ -295,15 +353,7 @@ def methods() -> None:
         typer.echo(f"{name:<14} {cls.__name__:<14} {params}")
 
 
-def _mount_data() -> None:
-    try:
-        from kernbench.datasets.cli import data_app
-    except ImportError:  # datasets CLI not installed in this build
-        return
-    app.add_typer(data_app, name="data", help="Datasets: list, info, fetch, verify.")
-
-
-_mount_data()
+app.add_typer(data_app, name="data", help="Datasets: list, info, fetch, verify.")
 
 
 def main() -> None:

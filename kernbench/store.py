@@ -186,6 +186,26 @@ class Store:
                     attempts,
                 ),
             )
+            _fault_commit_delay()
+
+    def put_rows(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Insert or replace whole rows as :meth:`rows` returns them (one transaction; used by
+        ``kernbench merge``, which keeps each row's attempts and timestamps)."""
+        cols = [
+            "cell_id", "dataset", "realisation", "method", "estimator", "status", "test_error",
+            "train_error", "params", "result", "error", "traceback", "started_at", "finished_at",
+            "attempts",
+        ]  # fmt: skip
+        values = [
+            tuple(dumps(r.get(c) or {}) if c in ("params", "result") else r.get(c) for c in cols)
+            for r in rows
+        ]
+        with self._transaction():
+            self._con.executemany(
+                f"INSERT OR REPLACE INTO cells ({', '.join(cols)}) "
+                f"VALUES ({', '.join('?' * len(cols))})",
+                values,
+            )
 
     def delete(self, cell_ids: Iterable[str]) -> None:
         with self._transaction():
@@ -229,6 +249,14 @@ class _Transaction:
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         self._con.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _fault_commit_delay() -> None:
+    """Fault injection for the crash-safety harness: ``KERNBENCH_FAULT_COMMIT_DELAY=<seconds>``
+    sleeps inside the open transaction, so a SIGKILL lands mid-commit (tests/reliability)."""
+    delay = os.environ.get("KERNBENCH_FAULT_COMMIT_DELAY")
+    if delay:
+        time.sleep(float(delay))
 
 
 def _float_or_none(x: Any) -> float | None:

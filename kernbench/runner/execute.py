@@ -7,12 +7,17 @@ is recorded as ``failed`` with its message and traceback while the run goes on.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import platform
+import signal
 import socket
+import subprocess
+import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +25,8 @@ import numpy as np
 
 import kernbench
 from kernbench.errors import DataError
+from kernbench.runner.backends import CellExecutor
+from kernbench.runner.lock import RunLock, describe_holder
 from kernbench.runner.plan import Cell, plan_cells
 from kernbench.runner.preprocess import fit_scaler
 from kernbench.runner.select import select_fit_score
@@ -38,6 +45,7 @@ class RunSummary:
     counts: dict[str, int] = field(default_factory=dict)
     failed: list[tuple[str, int, str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -59,6 +67,36 @@ def versions() -> dict[str, str]:
         "python": platform.python_version(),
         "platform": platform.platform(),
     }
+
+
+@functools.cache
+def git_revision() -> dict[str, str | bool] | None:
+    """``{"sha", "dirty"}`` of the kernbench source checkout, or None outside a git checkout.
+
+    Called once per run by the driving process (two fast ``git`` calls, 5 s limit each).
+    """
+    root = Path(kernbench.__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return None
+    try:
+        sha = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+        dirty = (
+            subprocess.run(
+                ["git", "-C", str(root), "diff", "--quiet", "HEAD", "--", "kernbench"],
+                capture_output=True,
+                timeout=5,
+            ).returncode
+            != 0
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"sha": sha, "dirty": dirty}
 
 
 def _is_unavailable(exc: BaseException) -> bool:
@@ -183,6 +221,10 @@ def run_experiment(
     only: Mapping[str, Sequence[str]] | None = None,
     on_cell: Callable[[CellRecord], None] | None = None,
     on_start: Callable[[int], None] | None = None,
+    backend: str = "local",
+    scheduler: str | None = None,
+    timeout_s: float | None = None,
+    wait: bool = False,
 ) -> RunSummary:
     """Run every planned cell that is not finished; record each as it completes.
 
@@ -199,6 +241,17 @@ def run_experiment(
         Plan filters (see :func:`kernbench.runner.plan.plan_cells`).
     on_cell, on_start : callables, optional
         Progress hooks: ``on_start(n_to_run)`` once, ``on_cell(record)`` after each recorded cell.
+    backend, scheduler : str, optional
+        ``"local"`` (joblib/loky) or ``"dask"`` (a ``dask.distributed`` scheduler address, or a
+        LocalCluster on 127.0.0.1); see :class:`kernbench.runner.backends.CellExecutor`.
+    timeout_s : float, optional
+        Per-cell wall-clock limit; overrides ``spec.protocol.timeout_s``. A cell over it is killed
+        and recorded as ``timeout``.
+    wait : bool
+        Queue behind another run holding the directory's lock instead of refusing (exit 2).
+
+    SIGINT/SIGTERM stop the run: the cells in flight are recorded as ``interrupted`` (a rerun
+    retries them) and ``KeyboardInterrupt`` propagates.
     """
     from kernbench.datasets import ensure_available
 
@@ -207,9 +260,16 @@ def run_experiment(
     cells = plan_cells(spec, realisations=realisations, only=only)
     ensure_available(sorted({c.dataset.name for c in cells}))
     summary = RunSummary(out_dir=out, planned=len(cells))
-    with Store(out, create=True) as store:
+    limit = timeout_s if timeout_s is not None else spec.protocol.timeout_s
+    executor = CellExecutor(backend, jobs=jobs, scheduler=scheduler, timeout_s=limit)
+    provenance = {"git": git_revision(), "driver_host": socket.gethostname()}
+    with executor, RunLock(out, wait=wait) as lock, Store(out, create=True) as store:
+        if lock.took_over is not None:
+            gone = describe_holder(lock.took_over.holder)
+            summary.notes.append(f"took over the lock of a run that is gone ({gone})")
         store.set_meta("spec", spec_to_dict(spec))
         store.set_meta("kernbench_version", kernbench.__version__)
+        store.set_meta("provenance", provenance)
         if store.get_meta("created_at") is None:
             store.set_meta("created_at", time.time())
         known = store.statuses()
@@ -217,28 +277,58 @@ def run_experiment(
         summary.skipped_done = len(cells) - len(todo)
         if on_start is not None:
             on_start(len(todo))
-        for rec in _execute(todo, jobs):
-            store.record(rec)
-            summary.counts[rec.status] = summary.counts.get(rec.status, 0) + 1
-            if rec.status not in FINAL_STATUSES:
-                summary.failed.append((rec.dataset, rec.realisation, rec.method, rec.error or ""))
-            if on_cell is not None:
-                on_cell(rec)
+        try:
+            with _sigterm_as_interrupt():
+                for rec in executor.run(todo):
+                    rec.result.setdefault("provenance", provenance)
+                    store.record(rec)
+                    summary.counts[rec.status] = summary.counts.get(rec.status, 0) + 1
+                    if rec.status not in FINAL_STATUSES:
+                        summary.failed.append(
+                            (rec.dataset, rec.realisation, rec.method, rec.error or "")
+                        )
+                    if on_cell is not None:
+                        on_cell(rec)
+        except KeyboardInterrupt:
+            _record_interrupted(store, executor.in_flight.values(), provenance)
+            store.export_csv()
+            raise
         store.export_csv()
     summary.seconds = time.perf_counter() - t0
     return summary
 
 
-def _execute(cells: Sequence[Cell], jobs: int) -> Iterable[CellRecord]:
-    """Yield records as cells finish (unordered); inline when one job or one cell."""
-    if not cells:
-        return
-    n_jobs = jobs if jobs != 0 else 1
-    if n_jobs == 1 or len(cells) == 1:
-        for cell in cells:
-            yield run_cell(cell)
-        return
-    from joblib import Parallel, delayed
+def _record_interrupted(store: Store, cells: Iterable[Cell], provenance: dict) -> None:
+    """Mark the cells in flight when the run was stopped (a rerun retries them)."""
+    now = time.time()
+    for cell in list(cells):
+        store.record(
+            CellRecord(
+                cell_id=cell.cell_id,
+                dataset=cell.dataset.label,
+                realisation=cell.realisation,
+                method=cell.method.label,
+                estimator=cell.method.estimator,
+                status="interrupted",
+                error="the run was interrupted (SIGINT/SIGTERM) while this cell was in flight",
+                result={"provenance": provenance},
+                finished_at=now,
+            )
+        )
 
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
-    yield from parallel(delayed(run_cell)(cell) for cell in cells)
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Treat SIGTERM like Ctrl-C while cells run (main thread only; restored afterwards)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,222 @@
+"""Where cells are computed: in this process, on local loky workers, or on a Dask cluster.
+
+Every backend goes through joblib, so there is one code path: ``local`` is joblib's default loky
+backend, ``dask`` is joblib's Dask backend on a ``dask.distributed`` client (a scheduler address,
+or a LocalCluster on 127.0.0.1). Workers only compute and return a
+:class:`~kernbench.store.CellRecord`; the driving process writes the store. Dask reschedules the
+tasks of a worker that dies, so a lost worker loses no cell.
+
+:class:`CellExecutor` keeps track of the cells handed to the backend and not yet returned
+(:attr:`CellExecutor.in_flight`), so an interrupted run can record exactly those as
+``interrupted``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+import traceback
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Literal
+
+from kernbench.errors import KernbenchError
+from kernbench.runner.isolation import CellTimeout, ChildDied, call_with_timeout
+from kernbench.runner.plan import Cell
+from kernbench.store import CellRecord
+
+Backend = Literal["local", "dask"]
+BACKENDS: tuple[str, ...] = ("local", "dask")
+#: imported by a timed cell's child before its clock starts
+_CELL_MODULES = ("kernbench.datasets", "kernbench.methods", "kernbench.runner.select")
+DASK_MISSING = 'the dask backend needs the optional extra: pip install "kernbench[dask]"'
+
+
+class BackendError(KernbenchError):
+    """A backend that cannot be used (missing extra, unreachable scheduler, bad address)."""
+
+
+def compute_cell(cell: Cell, timeout_s: float | None = None) -> CellRecord:
+    """Compute one cell, in a killable child process when ``timeout_s`` is set.
+
+    Returns a ``timeout`` record when the limit passes and a ``failed`` one when the child dies
+    without a result; otherwise whatever :func:`kernbench.runner.execute.run_cell` returns.
+    """
+    from kernbench.runner.execute import run_cell
+
+    if timeout_s is None:
+        return run_cell(cell)
+    started = time.time()
+    try:
+        return call_with_timeout(run_cell, (cell,), timeout_s, preload=_CELL_MODULES)
+    except (CellTimeout, ChildDied) as exc:
+        return CellRecord(
+            cell_id=cell.cell_id,
+            dataset=cell.dataset.label,
+            realisation=cell.realisation,
+            method=cell.method.label,
+            estimator=cell.method.estimator,
+            status="timeout" if isinstance(exc, CellTimeout) else "failed",
+            error=f"{type(exc).__name__}: {exc}",
+            traceback=traceback.format_exc() if isinstance(exc, ChildDied) else None,
+            result={"timeout_s": timeout_s},
+            started_at=started,
+            finished_at=time.time(),
+        )
+
+
+class CellExecutor:
+    """Run cells on a backend and yield their records as they finish (in completion order).
+
+    Parameters
+    ----------
+    backend : "local" | "dask"
+    jobs : int
+        ``local``: joblib ``n_jobs`` (-1 all cores; 1 runs inline). ``dask``: workers of the
+        LocalCluster started when no scheduler is given (-1: one per core).
+    scheduler : str, optional
+        ``dask`` only: address of a running scheduler (``tcp://HOST:PORT``).
+    timeout_s : float, optional
+        Per-cell wall-clock limit (see :func:`compute_cell`).
+
+    Attributes
+    ----------
+    in_flight : dict
+        ``cell_id -> Cell`` handed to the backend and not yet returned.
+    """
+
+    def __init__(
+        self,
+        backend: str = "local",
+        *,
+        jobs: int = -1,
+        scheduler: str | None = None,
+        timeout_s: float | None = None,
+    ) -> None:
+        if backend not in BACKENDS:
+            choices = ", ".join(BACKENDS)
+            raise BackendError(f"unknown backend {backend!r} (expected one of {choices})")
+        if scheduler is not None and backend != "dask":
+            raise BackendError("--scheduler needs --backend dask")
+        if backend == "dask":
+            import importlib.util
+
+            if importlib.util.find_spec("distributed") is None:
+                raise BackendError(DASK_MISSING)
+            if scheduler is not None:
+                check_scheduler_address(scheduler)
+        self.backend = backend
+        self.jobs = jobs if jobs != 0 else 1
+        self.scheduler = scheduler
+        self.timeout_s = timeout_s
+        self.in_flight: dict[str, Cell] = {}
+        self._stack = contextlib.ExitStack()
+        self._entered = False
+
+    def __enter__(self) -> CellExecutor:
+        """Connect to the backend (Dask: the scheduler, or a new LocalCluster) before any work."""
+        if self.backend == "dask":
+            from joblib import parallel_config
+
+            self._stack.enter_context(dask_client(self.scheduler, self.jobs))
+            self._stack.enter_context(parallel_config(backend="dask", wait_for_workers_timeout=60))
+        self._entered = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._entered = False
+        self._stack.close()
+
+    def run(self, cells: Sequence[Cell]) -> Iterator[CellRecord]:
+        """Yield one record per cell as cells finish (call inside ``with executor:``)."""
+        if not cells:
+            return
+        if self.backend == "dask":
+            yield from self._run_dask(cells)
+        elif self.jobs == 1 or len(cells) == 1:
+            for cell in cells:
+                self.in_flight[cell.cell_id] = cell
+                rec = compute_cell(cell, self.timeout_s)
+                self.in_flight.pop(cell.cell_id, None)
+                yield rec
+        else:
+            yield from self._run_joblib(cells, n_jobs=self.jobs)
+
+    # -- internals ---------------------------------------------------------------------------
+    def _tasks(self, cells: Iterable[Cell]) -> Iterator[Any]:
+        """joblib pulls this lazily as it dispatches: what was pulled is in flight."""
+        from joblib import delayed
+
+        for cell in cells:
+            self.in_flight[cell.cell_id] = cell
+            yield delayed(compute_cell)(cell, self.timeout_s)
+
+    def _run_joblib(self, cells: Sequence[Cell], n_jobs: int) -> Iterator[CellRecord]:
+        from joblib import Parallel
+
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
+        for rec in parallel(self._tasks(cells)):
+            self.in_flight.pop(rec.cell_id, None)
+            yield rec
+
+    def _run_dask(self, cells: Sequence[Cell]) -> Iterator[CellRecord]:
+        if not self._entered:  # used without `with`: connect for this run only
+            with self:
+                yield from self._run_joblib(cells, n_jobs=-1)
+        else:
+            yield from self._run_joblib(cells, n_jobs=-1)
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
+    """A ``dask.distributed`` client: to ``scheduler``, or to a LocalCluster on 127.0.0.1.
+
+    Raises
+    ------
+    BackendError
+        dask is not installed (naming the extra), the address is malformed or unreachable.
+    """
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise BackendError(DASK_MISSING) from None
+    if scheduler is None:
+        n_workers = jobs if jobs > 0 else (os.cpu_count() or 1)
+        cluster = LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        try:
+            with Client(cluster) as client:
+                yield client
+        finally:
+            cluster.close()
+        return
+    check_scheduler_address(scheduler)
+    try:
+        client = Client(scheduler, timeout="20s")
+    except (OSError, TimeoutError) as exc:
+        raise BackendError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}") from None
+    with client:
+        yield client
+
+
+def check_scheduler_address(address: str) -> str:
+    """Accept ``tcp://HOST:PORT`` (or ``tls://``); anything else is a :class:`BackendError`."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme not in ("tcp", "tls") or not parts.hostname or port is None:
+        raise BackendError(
+            f"--scheduler expects an address like tcp://127.0.0.1:8786, got {address!r}"
+        )
+    return address
