@@ -65,7 +65,7 @@ def load_reference(path: str | os.PathLike[str]) -> pd.DataFrame:
     p = Path(path)
     if not p.is_file():
         raise ReferenceMatchError(
-            f"reference CSV not found: {p} (table.reference in the spec); "
+            f"reference CSV not found: {p} (table.reference.file in the spec); "
             "fix the path or use --no-reference"
         )
     frame = pd.read_csv(p, dtype=str, keep_default_na=False)
@@ -133,7 +133,7 @@ def match_reference(
     unknown = [c for c in filters if c not in reference.columns]
     if unknown:
         raise ReferenceMatchError(
-            f"{source}: table.reference_methods.{method_label} filters on column(s) {unknown}, "
+            f"{source}: table.reference.methods.{method_label} filters on column(s) {unknown}, "
             f"which the CSV lacks; its columns are {list(reference.columns)}"
         )
     mask = _field_matches(reference["dataset"], dataset)
@@ -148,7 +148,7 @@ def match_reference(
         raise ReferenceMatchError(
             f"{source}: the reference filter {filters} for method {method_label!r} matches "
             f"{len(rows)} rows for dataset {dataset!r}, differing in {differing}: {options}; "
-            f"add one of these columns to table.reference_methods.{method_label}"
+            f"add one of these columns to table.reference.methods.{method_label}"
         )
     row = rows.iloc[0]
     mean = _to_float(row["mean"])

@@ -90,7 +90,8 @@ def _basename(path: str | None) -> str:
 
 # -- markdown ------------------------------------------------------------------------------------
 def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
+    """Escape the characters that would break a pipe table or start emphasis."""
+    return text.replace("|", "\\|").replace("*", "\\*")
 
 
 def _md_cell(table: Table, cell: Cell) -> str:

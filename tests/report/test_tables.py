@@ -305,7 +305,8 @@ def test_substitute_splits_footnoted(make_store, spec_dict, add_cell):
         "thyroid": {"rebuilt_scaling": 1, "substitute": 3, "synthetic_split": 3}
     }
     md = render_table(table)
-    assert "| thyroid* |" in md and "| banana |" in md
+    assert "| thyroid\\* |" in md and "| banana |" in md  # an escaped '*' renders as '*'
+    assert "- thyroid\\*: substitute splits" in md
     assert table.notes == [
         "thyroid*: substitute splits or data: rebuilt_scaling in 1 of 3 realisation(s), "
         "substitute in 3 of 3 realisation(s), synthetic_split in 3 of 3 realisation(s) "
