@@ -99,14 +99,16 @@ class DatasetEntry:
         """True when no file has to be obtained (generators and scikit-learn's bundled data)."""
         return not self.all_files()
 
-    def all_files(self) -> tuple[RawFile, ...]:
-        """Every raw file this entry may read: its own, its ``requires``, its predefined source."""
+    def all_files(self, predefined: bool = True) -> tuple[RawFile, ...]:
+        """Every raw file this entry may read: its own, its ``requires``, and (with
+        ``predefined``) its predefined source; ``predefined=False`` is what a random-split
+        protocol needs (a generated twonorm then needs no file at all)."""
         out: dict[str, RawFile] = {f.path: f for f in self.files}
         deps = list(self.requires)
-        if self.predefined and self.predefined.get("kind") == "alias":
+        if predefined and self.predefined and self.predefined.get("kind") == "alias":
             deps.append(self.predefined["dataset"])
         for dep in deps:
-            for f in get_dataset(dep).all_files():
+            for f in get_dataset(dep).all_files(predefined):
                 out.setdefault(f.path, f)
         return tuple(out.values())
 

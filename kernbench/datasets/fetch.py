@@ -312,6 +312,7 @@ def fetch_datasets(
     mirror: str | Path | None = None,
     show_progress: bool = True,
     offline: bool | None = None,
+    predefined: bool = True,
 ) -> list[Path]:
     """Fetch every raw file of the named datasets into the cache (rich progress bar)."""
     from rich.progress import (
@@ -324,7 +325,7 @@ def fetch_datasets(
 
     files: dict[str, RawFile] = {}
     for entry in _expand(names):
-        for raw in entry.all_files():
+        for raw in entry.all_files(predefined):
             files.setdefault(raw.path, raw)
     paths = []
     with Progress(
@@ -348,12 +349,14 @@ def fetch_datasets(
     return paths
 
 
-def ensure_available(names: Iterable[str], *, mirror: str | Path | None = None) -> None:
+def ensure_available(
+    names: Iterable[str], *, mirror: str | Path | None = None, predefined: bool = True
+) -> None:
     """Make sure every raw file of the named datasets can be read, fetching what is missing.
 
     Files already in the cache or in the mirror (``$KERNBENCH_MIRROR``) are verified and used in
     place; missing ones are downloaded unless ``$KERNBENCH_OFFLINE`` is set. Embedded datasets need
-    nothing.
+    nothing. ``predefined=False`` (a random-split protocol) skips the predefined-split files.
 
     Raises
     ------
@@ -366,14 +369,14 @@ def ensure_available(names: Iterable[str], *, mirror: str | Path | None = None) 
     entries = _expand(names)
     missing: dict[str, list[RawFile]] = {}
     for entry in entries:
-        for raw in entry.all_files():
+        for raw in entry.all_files(predefined):
             if locate(raw, mirror) is None:
                 missing.setdefault(entry.name, []).append(raw)
     if not missing:
         return
     try:
         for name in missing:
-            fetch_datasets([name], mirror=mirror, show_progress=False)
+            fetch_datasets([name], mirror=mirror, show_progress=False, predefined=predefined)
     except ChecksumError:
         raise
     except DataError as exc:
