@@ -175,7 +175,7 @@ def _dataset_flags(exp: Experiment, dataset: str) -> tuple[dict[str, int], list[
 
 def _one_line(text: str, limit: int = 120) -> str:
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    line = lines[-1] if lines else ""
+    line = lines[0] if lines else ""  # "ErrorType: message" (the runner's format)
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
