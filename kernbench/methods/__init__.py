@@ -14,6 +14,7 @@ from kernbench.methods.kernel_svm import SVMGauss, SVMPerc, SVMStump
 from kernbench.methods.lpboost import LPBoost
 from kernbench.methods.multiboost import MultiBoost
 from kernbench.methods.registry import default_params, get_method, register, registry
+from kernbench.methods.rff_svm import RFFSVM
 
 __all__ = [
     "AdaBoost",
@@ -23,6 +24,7 @@ __all__ = [
     "CGENSSLS",
     "LPBoost",
     "MultiBoost",
+    "RFFSVM",
     "SVMGauss",
     "SVMPerc",
     "SVMStump",
