@@ -243,14 +243,12 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
     def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
         """Yield F_t(X) = Σ_{s ≤ t} α_s h_s(X) for t = 1..``n_iter_``.
 
-        An ensemble that stopped before its first learner (no edge) yields F = 0 once.
+        An ensemble that stopped before its first learner (no edge, ``n_iter_ == 0``) yields
+        nothing; its ``decision_function`` is F = 0.
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         F = np.zeros(X.shape[0])
-        if self.n_iter_ == 0:
-            yield F
-            return
         for start in range(0, self.n_iter_, _STAGE_BLOCK):
             stop = min(start + _STAGE_BLOCK, self.n_iter_)
             partial = np.cumsum(

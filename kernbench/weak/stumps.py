@@ -136,6 +136,7 @@ class StumpSpace:
         self._n_const = 1 if self.include_constant else 0
         split_feat, split_pos = np.divmod(self._split_flat, max(m - 1, 1))
         self._split_pos = split_pos
+        self._prefix_index = split_feat * m + split_pos  # into the flattened (D, m) prefix sums
         self.candidate_features = np.concatenate(
             [np.zeros(self._n_const, dtype=np.intp), split_feat.astype(np.intp)]
         )
@@ -160,16 +161,20 @@ class StumpSpace:
         """
         g = np.asarray(g, dtype=np.float64)
         m, D = self.X.shape
-        if g.shape[0] != m or g.ndim not in (1, 2):
+        if g.ndim not in (1, 2) or g.shape[0] != m:
             raise ValueError(f"g must have shape ({m},) or ({m}, K), got {g.shape}")
+        tail = g.shape[1:]
+        gs = np.take(g, self._order, axis=0)  # (D, m[, K]): weights in sorted order per feature
+        np.cumsum(gs, axis=1, out=gs)  # gs[d, r] = G_<(t) for the cut after sorted position r
         G = g.sum(axis=0)
-        gs = g[self._order]  # (D, m[, K]) weights in sorted order
-        prefix = np.cumsum(gs[:, :-1], axis=1)  # G_<(t) for the cut after sorted position r
-        split = G - 2.0 * prefix  # score = G − 2 G_<(t)   (§0.1)
-        split = split.reshape((D * (m - 1),) + g.shape[1:])[self._split_flat]
+        out = np.empty((self.n_candidates,) + tail)
+        split = out[self._n_const :]
+        np.take(gs.reshape((D * m,) + tail), self._prefix_index, axis=0, out=split)
+        split *= -2.0
+        split += G  # score = G − 2·G_<(t)   (§0.1)
         if self._n_const:
-            return np.concatenate([np.broadcast_to(G, (1,) + g.shape[1:]), split], axis=0)
-        return split
+            out[0] = G
+        return out
 
     # ------------------------------------------------------------------ candidates
     def stump(self, index: int, sign: int = 1) -> Stump:
@@ -259,7 +264,7 @@ class StumpSpace:
         a = np.abs(s)
         tol = TIE_RTOL * float(np.abs(g).sum())
         if exclude is None or len(exclude) == 0:
-            index = int(np.flatnonzero(a >= a.max() - tol)[0])
+            index = int(np.argmax(a >= a.max() - tol))  # the first of the (near-)ties
         else:
             index = self._first_not_excluded(a, tol, exclude)
         sign = 1 if s[index] >= 0 else -1

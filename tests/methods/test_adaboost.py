@@ -204,8 +204,8 @@ def test_no_edge_stops_before_first_learner() -> None:
     est = AdaBoost(10).fit(X, y)
     assert est.n_iter_ == 0 and est.stop_reason_ == "no_edge"
     np.testing.assert_array_equal(est.decision_function(X), np.zeros(4))
-    staged = list(est.staged_decision_function(X))
-    assert len(staged) == 1 and np.all(staged[0] == 0)
+    assert list(est.staged_decision_function(X)) == []
+    np.testing.assert_array_equal(est.predict(X), [1, 1, 1, 1])  # sign(0) = +1 -> classes_[1]
 
 
 class _Negated:
