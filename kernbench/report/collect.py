@@ -203,8 +203,6 @@ def status_counts(cell: dict[int, dict[str, Any]], value: str, expected: int) ->
     return counts
 
 
-#: ``split_info["flags"]`` entries that are part of the protocol, not a substitution to footnote
-PROTOCOL_FLAGS = frozenset({"label_noise", "fixed_split"})
 #: flags that mark substitute splits or data (also recognised as ``split_info[flag] is True``)
 SUBSTITUTION_FLAGS = frozenset(
     {"synthetic_split", "substitute", "rebuilt_scaling", "standardized_pool", "ida_encoding"}
@@ -214,9 +212,9 @@ SUBSTITUTION_FLAGS = frozenset(
 def split_flags(split_info: dict[str, Any] | None) -> list[str]:
     """Footnote-worthy flags of a realisation's ``split_info``.
 
-    ``synthetic_split`` when ``split == "synthetic_split"``, every entry of ``flags`` except those
-    that are part of the protocol (``label_noise``, ``fixed_split``), and any substitution flag
-    (``substitute``, ``rebuilt_scaling`` ...) given as a key set to ``True``.
+    ``synthetic_split`` when ``split == "synthetic_split"``, and the substitution flags
+    (``substitute``, ``rebuilt_scaling`` ...) listed in ``flags`` or given as keys set to ``True``.
+    Descriptive flags (``embedded``, ``label_noise``, ``fixed_split`` ...) are not footnoted.
     """
     info = split_info or {}
     flags = ["synthetic_split"] if info.get("split") == "synthetic_split" else []
@@ -225,6 +223,6 @@ def split_flags(split_info: dict[str, Any] | None) -> list[str]:
         listed = [listed]
     keyed = [k for k in sorted(SUBSTITUTION_FLAGS) if info.get(k) is True]
     for flag in [*map(str, listed), *keyed]:
-        if flag not in flags and flag not in PROTOCOL_FLAGS:
+        if flag not in flags and flag in SUBSTITUTION_FLAGS:
             flags.append(flag)
     return flags
