@@ -83,7 +83,8 @@ class CellExecutor:
     Attributes
     ----------
     in_flight : dict
-        ``cell_id -> Cell`` handed to the backend and not yet returned.
+        ``cell_id -> Cell`` handed to the backend whose record the consumer has not yet taken
+        (a cell stays in flight until the generator is resumed after yielding its record).
     """
 
     def __init__(
@@ -137,9 +138,8 @@ class CellExecutor:
         elif self.jobs == 1 or len(cells) == 1:
             for cell in cells:
                 self.in_flight[cell.cell_id] = cell
-                rec = compute_cell(cell, self.timeout_s)
+                yield compute_cell(cell, self.timeout_s)
                 self.in_flight.pop(cell.cell_id, None)
-                yield rec
         else:
             yield from self._run_joblib(cells, n_jobs=self.jobs)
 
@@ -157,8 +157,8 @@ class CellExecutor:
 
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
         for rec in parallel(self._tasks(cells)):
-            self.in_flight.pop(rec.cell_id, None)
             yield rec
+            self.in_flight.pop(rec.cell_id, None)  # the consumer has recorded it
 
     def _run_dask(self, cells: Sequence[Cell]) -> Iterator[CellRecord]:
         if not self._entered:  # used without `with`: connect for this run only

@@ -1,0 +1,219 @@
+"""Fault-injection helpers shared by tests/reliability and benchmarks/fault_harness.py.
+
+A *kill trial* starts ``kernbench run`` on a small multi-cell spec as a subprocess, SIGKILLs the
+driving process at a random moment (optionally while it sleeps inside a store transaction:
+``KERNBENCH_FAULT_COMMIT_DELAY``), reruns, and compares the store with an uninterrupted run: every
+cell exactly once, identical numbers, ``PRAGMA integrity_check`` ok.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+#: embedded data only (scikit-learn's breast_cancer): no download, no mirror needed
+SPEC: dict[str, Any] = {
+    "name": "faults",
+    "datasets": ["breast_cancer"],
+    "protocol": {
+        "realisations": "random",
+        "train_size": 80,
+        "test_size": 200,
+        "n_realisations": 5,
+        "cv_folds": 2,
+        "seed": 3,
+    },
+    "methods": {
+        "ada": {"estimator": "adaboost", "grid": {"n_estimators": [5, 20]}},
+        "svm": {"estimator": "svm_stump", "grid": {"C": [0.1, 10.0]}},
+    },
+}
+N_CELLS = 10
+
+
+def write_spec(directory: Path, **protocol: Any) -> Path:
+    spec = {**SPEC, "protocol": {**SPEC["protocol"], **protocol}}
+    path = Path(directory) / "faults.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def kernbench_argv(*args: str) -> list[str]:
+    return [sys.executable, "-m", "kernbench", *args]
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **extra}
+    env.pop("KERNBENCH_FAULT_COMMIT_DELAY", None)
+    env.update(extra)
+    return env
+
+
+def run_reference(spec_path: Path, out_dir: Path) -> dict[str, tuple]:
+    """An uninterrupted in-process run; returns its cell table."""
+    from kernbench.runner.execute import run_experiment
+    from kernbench.spec import load_spec
+
+    summary = run_experiment(load_spec(spec_path), out_dir=out_dir, jobs=1)
+    assert summary.ok, summary.failed
+    return cell_table(out_dir)
+
+
+def cell_table(out_dir: Path) -> dict[str, tuple]:
+    """``cell_id -> (key, status, test_error, train_error, params JSON)`` read-only."""
+    path = Path(out_dir) / "results.sqlite"
+    if not path.exists():
+        return {}
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    try:
+        rows = con.execute(
+            "SELECT cell_id, dataset, realisation, method, status, test_error, train_error, params "
+            "FROM cells"
+        ).fetchall()
+    finally:
+        con.close()
+    return {r[0]: ((r[1], r[2], r[3]), r[4], r[5], r[6], r[7]) for r in rows}
+
+
+def count_rows(out_dir: Path) -> int:
+    try:
+        return len(cell_table(out_dir))
+    except sqlite3.Error:  # mid-creation: schema not there yet
+        return 0
+
+
+@dataclass
+class StoreCheck:
+    """The store after a kill and a rerun, compared with the uninterrupted reference."""
+
+    rows: int
+    missing: int
+    duplicated: int
+    mismatched: int
+    integrity_ok: bool
+    statuses: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.missing == 0
+            and self.duplicated == 0
+            and self.mismatched == 0
+            and (self.integrity_ok)
+        )
+
+
+def check_store(out_dir: Path, reference: dict[str, tuple]) -> StoreCheck:
+    table = cell_table(out_dir)
+    con = sqlite3.connect(Path(out_dir) / "results.sqlite")
+    try:
+        integrity = con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        # a duplicate is a second row for the same (dataset, realisation, method)
+        duplicated = con.execute(
+            "SELECT COALESCE(SUM(n - 1), 0) FROM (SELECT COUNT(*) AS n FROM cells "
+            "GROUP BY dataset, realisation, method)"
+        ).fetchone()[0]
+    finally:
+        con.close()
+    statuses: dict[str, int] = {}
+    for row in table.values():
+        statuses[row[1]] = statuses.get(row[1], 0) + 1
+    missing = sum(1 for cid in reference if cid not in table or table[cid][1] != "done")
+    mismatched = sum(1 for cid, row in table.items() if reference.get(cid) != row)
+    return StoreCheck(len(table), missing, int(duplicated), mismatched, integrity, statuses)
+
+
+@dataclass
+class KillTrial:
+    """One kill: when it landed, what the store held then, and the check after the rerun."""
+
+    trial: int
+    mode: str
+    jobs: int
+    killed_after_rows: int
+    delay_s: float
+    exit_before_kill: int | None
+    rows_at_kill: int
+    check: StoreCheck
+
+
+def start_run(spec_path: Path, out_dir: Path, *extra: str, env: dict[str, str] | None = None):
+    return subprocess.Popen(
+        kernbench_argv("run", str(spec_path), "--out", str(out_dir), *extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env if env is not None else child_env(),
+        start_new_session=True,  # so the trial can clean up the run's worker processes
+    )
+
+
+def wait_rows(proc: subprocess.Popen, out_dir: Path, n: int, limit_s: float = 300.0) -> bool:
+    """Wait until the store holds ``n`` rows; False when the run ended first."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if count_rows(out_dir) >= n:
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.02)
+    raise TimeoutError(f"no {n} rows in {out_dir} after {limit_s} s")
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
+
+
+def kill_trial(
+    trial: int,
+    spec_path: Path,
+    out_dir: Path,
+    reference: dict[str, tuple],
+    rng: Any,
+    *,
+    mode: str = "random",
+    jobs: int = 1,
+) -> KillTrial:
+    """SIGKILL ``kernbench run`` at a random moment, rerun in-process, check the store.
+
+    ``mode="commit"`` makes each commit sleep inside its transaction so the kill lands mid-commit;
+    ``mode="random"`` kills at a random delay after a random number of committed cells (0 = also
+    during start-up).
+    """
+    from kernbench.runner.execute import run_experiment
+    from kernbench.spec import load_spec
+
+    env = child_env()
+    delay_max = 0.4
+    if mode == "commit":
+        env["KERNBENCH_FAULT_COMMIT_DELAY"] = "0.3"
+        delay_max = 0.3
+    k = int(rng.integers(0, N_CELLS))
+    delay = float(rng.uniform(0.0, delay_max))
+    proc = start_run(spec_path, out_dir, "--jobs", str(jobs), env=env)
+    reached = wait_rows(proc, out_dir, k)
+    if reached:
+        time.sleep(delay)
+    exit_before = proc.poll()
+    rows_at_kill = count_rows(out_dir)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, signal.SIGKILL)  # the driver only, as a real kill would
+    proc.wait()
+    time.sleep(0.05)
+    kill_group(proc)  # then sweep up any worker it left behind
+    summary = run_experiment(load_spec(spec_path), out_dir=out_dir, jobs=1)
+    assert summary.ok, summary.failed
+    return KillTrial(
+        trial, mode, jobs, k, delay, exit_before, rows_at_kill, check_store(out_dir, reference)
+    )
