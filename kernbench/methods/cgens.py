@@ -17,23 +17,6 @@ from kernbench.methods.column_generation import ColumnGenerationClassifier, Mast
 from kernbench.methods.registry import register
 from kernbench.solvers.linear_svm import RestrictedLinearSVM
 from kernbench.weak.base import Pick
-from kernbench.weak.stumps import StumpSpace
-
-
-def distinct_candidates(space: StumpSpace, seed: int = 0) -> np.ndarray:
-    """Indices of the stump candidates whose columns are distinct up to sign.
-
-    Two columns equal up to sign have scores equal up to sign for every g; two random Gaussian
-    weight vectors separate distinct columns with probability one, in O(m·D) (no column matrix).
-    """
-    m = space.X.shape[0]
-    R = np.random.default_rng(seed).standard_normal((m, 2))
-    S = space.scores(R)
-    S = S * np.where(S[:, :1] < 0, -1.0, 1.0)
-    scale = np.abs(R).sum(axis=0)
-    keys = np.round(S / scale, 10)
-    _, first = np.unique(keys, axis=0, return_index=True)
-    return np.sort(first)
 
 
 @register("cgens")
@@ -132,8 +115,8 @@ class CGENS(ColumnGenerationClassifier):
             seed=int(self._rng.integers(2**31 - 1)),
         )
         self._gap_index = None
-        if self.gap_trace and isinstance(self._space, StumpSpace):
-            self._gap_index = distinct_candidates(self._space)
+        if self.gap_trace and self._stump_ids is not None:
+            self._gap_index = self._stump_ids.first  # the canonical stump set
 
     def _pricing_weights(self) -> np.ndarray:
         return self._y * self._alpha_price  # g = y∘α; score (8) = |gᵀh|

@@ -28,7 +28,7 @@ CG-Boost) is the same loop over a *restricted master problem*:
   ``train_error``, ``time_s`` (cumulative fit time, pricing included), ``n_columns``,
   ``solver_iter`` and ``solver_stop`` (which stopping rule of the restricted solver fired), plus any
   ``MasterStep.extra`` entries; ``n_iter_``, ``stop_reason_`` ("converged" | "max_iter" |
-  "empty_space"), ``final_score_``.
+  "exhausted" (every column of a finite space selected) | "empty_space"), ``final_score_``.
 
 Optional hooks with defaults: ``_make_space`` (stump / perceptron / Fourier space from the
 ``weak_learner``, ``n_candidates``, ``sigma`` parameters; CG-Boost returns its kernel-column space),
@@ -50,14 +50,58 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from kernbench.methods.base import IterativeMixin, KernbenchClassifier
 from kernbench.weak.base import ColumnSet, Pick
 from kernbench.weak.fourier import FourierSpace
 from kernbench.weak.perceptron import PerceptronSpace
-from kernbench.weak.stumps import Stump, StumpSpace, predict_stumps, stump_arrays
+from kernbench.weak.stumps import (
+    TIE_RTOL,
+    SpaceExhaustedError,
+    Stump,
+    StumpSpace,
+    predict_stumps,
+    stump_arrays,
+)
+
+
+def _score(pick: Pick) -> float:
+    return pick.score
+
+
+class StumpColumnIds:
+    """An id per stump candidate, equal for candidates whose columns are equal up to sign.
+
+    Columns equal up to sign have scores equal up to sign for every g; two random Gaussian weight
+    vectors separate distinct columns with probability one, in O(m·D) without building columns.
+
+    Attributes
+    ----------
+    ids : ndarray of shape (n_candidates,)
+        Column id of every candidate of the space (ids are 0..n_distinct−1).
+    first : ndarray of shape (n_distinct,)
+        The first candidate index of every id (the canonical set, METHODS §0.1).
+    """
+
+    def __init__(self, space: StumpSpace, seed: int = 0) -> None:
+        m = space.X.shape[0]
+        self._R = np.random.default_rng(seed).standard_normal((m, 2))
+        self._scale = np.abs(self._R).sum(axis=0)
+        keys = self._keys(space.scores(self._R))
+        uniq, first, ids = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        self.ids = ids.ravel()
+        self.first = first
+        self._lookup = {tuple(k): i for i, k in enumerate(uniq)}
+
+    def _keys(self, S: np.ndarray) -> np.ndarray:
+        S = S * np.where(S[:, :1] < 0, -1.0, 1.0)
+        return np.round(S / self._scale, 10)
+
+    def id_of(self, column: np.ndarray) -> int | None:
+        """The id of a training column (None if it is not a candidate's column)."""
+        return self._lookup.get(tuple(self._keys((column @ self._R)[None, :])[0]))
 
 
 @dataclass
@@ -97,6 +141,8 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
     _binary_only: ClassVar[bool] = True
     _include_constant: ClassVar[bool] = False
     _absolute_pricing: ClassVar[bool] = True
+    #: the default pricing excludes the working set (METHODS §1.2 note); LPBoost does not need to
+    _exclude_selected: ClassVar[bool] = True
 
     # ------------------------------------------------------------------ hooks (subclass)
     def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
@@ -143,6 +189,10 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
 
     def _price(self, g: np.ndarray) -> list[Pick]:
         """Oracle call(s): the best learner outside the working set (2-D g: best over columns)."""
+        if self._stump_ids is not None:
+            if g.ndim == 1:
+                return [self._price_stumps(g)]
+            return [max((self._price_stumps(g[:, k]) for k in range(g.shape[1])), key=_score)]
         kw = dict(absolute=self._absolute_pricing, exclude=self._selected)
         if g.ndim == 1:
             return [self._space.best(g, rng=self._rng, **kw)]
@@ -150,7 +200,26 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
             picks = self._space.best_many(g, **kw)
         else:
             picks = [self._space.best(g[:, k], rng=self._rng, **kw) for k in range(g.shape[1])]
-        return [max(picks, key=lambda p: p.score)]
+        return [max(picks, key=_score)]
+
+    def _price_stumps(self, g: np.ndarray) -> Pick:
+        """Exhaustive stump pricing with the working set masked by column id, O(m·D) per call.
+
+        Same rule as ``StumpSpace.best`` with ``exclude`` (max |score| over the candidates whose
+        column is not selected, near-ties to the first candidate), without hashing columns.
+        """
+        space: StumpSpace = self._space
+        s = space.scores(g)
+        a = np.abs(s)
+        a[self._selected_ids[self._stump_ids.ids]] = -np.inf
+        best = a.max()
+        if not np.isfinite(best):
+            raise SpaceExhaustedError("every stump candidate is excluded")
+        tol = TIE_RTOL * float(np.abs(g).sum())
+        index = int(np.flatnonzero(a >= best - tol)[0])
+        sign = 1 if s[index] >= 0 else -1
+        column = sign * space.column(index)
+        return Pick(space.stump(index, sign), column, float(column @ g))
 
     def _pricing_score(self, picks: Sequence[Pick]) -> float:
         return max(p.score for p in picks)
@@ -198,6 +267,10 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
             self._H[:, self._n_cols] = p.column
             self._n_cols += 1
             self._selected.add(p.column)
+            if self._stump_ids is not None:
+                cid = self._stump_ids.id_of(p.column)
+                if cid is not None:
+                    self._selected_ids[cid] = True
             self.learners_.append(p.learner)
 
     # ------------------------------------------------------------------ the loop
@@ -216,11 +289,13 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if self._binary_only and self.classes_.size != 2:
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if self._binary_only and y_type != "binary":
             raise ValueError(
-                f"{type(self).__name__} is a binary classifier; got {self.classes_.size} classes"
+                f"Only binary classification is supported by {type(self).__name__}. "
+                f"The type of the target is {y_type}."
             )
+        self.classes_ = np.unique(y)
         if self.classes_.size < 2:
             raise ValueError("need samples of at least 2 classes; got 1 class")
         seed = getattr(self, "random_state", None)
@@ -237,6 +312,10 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
 
         t0 = time.perf_counter()
         self._space = self._make_space(X)
+        self._stump_ids = None
+        if isinstance(self._space, StumpSpace) and self._exclude_selected:
+            self._stump_ids = StumpColumnIds(self._space)
+            self._selected_ids = np.zeros(self._stump_ids.first.size, dtype=bool)
         self._init_master(X, y_enc)
         self.stop_reason_ = "max_iter"
         self.final_score_ = float("nan")
@@ -245,7 +324,11 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
                 self.stop_reason_ = "empty_space"
                 break
             g = self._pricing_weights()
-            picks = self._price(g)
+            try:
+                picks = self._price(g)
+            except SpaceExhaustedError:  # every column selected: the master is the full problem
+                self.stop_reason_ = "exhausted"
+                break
             score = self._pricing_score(picks)
             self.final_score_ = float(score)
             if score <= self._stop_threshold():
@@ -279,7 +362,7 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         self.model_size_ = len(self.learners_)
         self.fit_time_ = time.perf_counter() - t0
         self._finish_fit()
-        del self._H, self._space, self._selected
+        del self._H, self._space, self._selected, self._stump_ids
         return self
 
     def _finish_fit(self) -> None:

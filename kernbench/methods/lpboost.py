@@ -63,6 +63,7 @@ class LPBoost(ColumnGenerationClassifier):
     _binary_only = True
     _include_constant = True  # bias-free model: the constant stump acts as the bias (§0.1)
     _absolute_pricing = False  # criterion (6)
+    _exclude_selected = False  # restricted-dual feasibility keeps selected columns at score ≤ 1
 
     def __init__(
         self,

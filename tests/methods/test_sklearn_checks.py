@@ -16,6 +16,8 @@ from kernbench.methods import registry
 #: registry name -> constructor parameters that make the checks fast (defaults otherwise)
 FAST_PARAMS: dict[str, dict[str, Any]] = {
     "adaboost": {"n_estimators": 10},
+    "cgens": {"max_iter": 10},
+    "lpboost": {"max_iter": 10},
     "svm_gauss": {"gamma": 0.1},
     "svm_perc": {},
     "svm_stump": {},

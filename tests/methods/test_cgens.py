@@ -1,0 +1,151 @@
+"""CGENS invariants (METHODS.md §1.3) against independent computations."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+from kernbench.methods.cgens import CGENS
+from kernbench.weak.stumps import StumpSpace
+
+
+def _toy(seed=1, m=60, D=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, D))
+    y = np.where((X**2).sum(axis=1) + 0.5 * rng.normal(size=m) > 2.4, 1, -1)
+    return X, y
+
+
+class RecordingCGENS(CGENS):
+    """CGENS that keeps α, w, b and H_W after every restricted solve (for per-iteration checks)."""
+
+    def _solve_master(self):
+        step = super()._solve_master()
+        self.rec_ = getattr(self, "rec_", [])
+        self.rec_.append(
+            (self._svm.alpha.copy(), self._svm.w, self._svm.b, self.H_W.copy(), self.final_score_)
+        )
+        return step
+
+    def fit(self, X, y):
+        self.rec_ = []
+        return super().fit(X, y)
+
+
+def _full_svm(H, y, C):
+    """Linear SVM with unregularised bias on the explicit matrix H, by cvxpy (independent)."""
+    w, b = cp.Variable(H.shape[1]), cp.Variable()
+    obj = 0.5 * cp.sum_squares(w) + C * cp.sum(cp.pos(1 - cp.multiply(y, H @ w + b)))
+    prob = cp.Problem(cp.Minimize(obj))
+    prob.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    return prob.value, H @ w.value + b.value
+
+
+TIGHT = dict(tol=1e-10, solver_tol=1e-11, solver_max_epochs=10**6, max_iter=2000)
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_converged_cgens_equals_linear_svm_on_the_full_stump_matrix(C):
+    X, y = _toy()
+    est = CGENS(C=C, **TIGHT).fit(X, y)
+    assert est.stop_reason_ == "converged"
+    H_full, _ = StumpSpace(X, include_constant=False).full_matrix()
+    ys = np.where(y == est.classes_[1], 1.0, -1.0)
+    ref, dec_ref = _full_svm(H_full, ys, C)
+    assert est.trace_["objective"][-1] == pytest.approx(ref, rel=1e-6)
+    np.testing.assert_allclose(est.decision_function(X), dec_ref, atol=1e-5)
+    assert est.n_iter_ < H_full.shape[1]  # a subset of the columns suffices
+
+
+def test_restricted_primal_non_increasing_and_kkt_every_iteration():
+    X, y = _toy(seed=4)
+    C = 2.0
+    est = RecordingCGENS(C=C, **TIGHT).fit(X, y)
+    obj = np.array(est.trace_["objective"])
+    assert np.all(np.diff(obj) <= 1e-9 * obj[:-1])
+    ys = np.where(y == est.classes_[1], 1.0, -1.0)
+    for alpha, w, _b, H_W, _ in est.rec_:
+        np.testing.assert_allclose(w, H_W.T @ (ys * alpha), atol=1e-12)  # KKT (7)
+        assert alpha.min() >= 0.0 and alpha.max() <= C
+        assert abs(ys @ alpha) < 1e-9
+    assert len(est.rec_) == est.n_iter_ == len(est.coef_path_)
+
+
+def test_claim_4_1_gap_identity_and_greedy_choice_by_enumeration():
+    X, y = _toy(seed=2, m=30, D=2)
+    C = 1.0
+    est = RecordingCGENS(C=C, **TIGHT).fit(X, y)
+    H_full, _ = StumpSpace(X, include_constant=False).full_matrix()
+    ys = np.where(y == est.classes_[1], 1.0, -1.0)
+    for t, (alpha, w, b, H_W, _) in enumerate(est.rec_):
+        s = H_full.T @ (ys * alpha)
+        selected = np.array([np.any(np.abs(H_W.T @ c) == len(c)) for c in H_full.T])
+        primal = 0.5 * w @ w + C * np.maximum(0, 1 - ys * (H_W @ w + b)).sum()
+        full_dual = alpha.sum() - 0.5 * s @ s  # (2)/(9) on all canonical columns
+        gap = 0.5 * (s[~selected] ** 2).sum()  # Claim 4.1 (absolute value, §16)
+        assert primal - full_dual == pytest.approx(gap, abs=1e-8)
+        assert est.trace_["gap"][t] == pytest.approx(gap, abs=1e-8)
+        if t + 1 < len(est.rec_):  # the next pick maximises |s_j| over the unselected columns
+            next_col = est.rec_[t + 1][3][:, -1]
+            assert abs(next_col @ (ys * alpha)) == pytest.approx(np.abs(s[~selected]).max())
+
+
+def test_perceptron_runs_are_bit_reproducible():
+    X, y = _toy(seed=5, m=80)
+    kw = dict(C=1.0, weak_learner="perceptron", n_candidates=500, max_iter=25)
+    a = CGENS(random_state=3, **kw).fit(X, y)
+    b = CGENS(random_state=3, **kw).fit(X, y)
+    c = CGENS(random_state=4, **kw).fit(X, y)
+    for wa, wb in zip(a.coef_path_, b.coef_path_):
+        np.testing.assert_array_equal(wa, wb)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    assert not np.array_equal(a.decision_function(X), c.decision_function(X))
+
+
+@pytest.mark.parametrize("weak_learner", ["perceptron", "fourier"])
+def test_sampled_weak_learners_fit_a_nonlinear_problem(weak_learner):
+    X, y = _toy(seed=6, m=150)
+    est = CGENS(C=10.0, weak_learner=weak_learner, n_candidates=300, max_iter=40, random_state=0)
+    est.fit(X, y)
+    assert est.n_iter_ == 40 and est.stop_reason_ == "max_iter"
+    assert est.score(X, y) > 0.85
+    assert len({lrn.theta.tobytes() for lrn in est.learners_}) == 40  # working set excluded
+    assert np.all(np.isnan(est.trace_["gap"]))  # Claim 4.1 gap only with the exhaustive oracle
+
+
+def test_default_tolerance_and_liblinear_mode():
+    X, y = _toy(seed=7)
+    C = 0.5
+    est = CGENS(C=C, max_iter=500, solver_tol=1e-9).fit(X, y)
+    eps = 1e-6 * C * X.shape[0]  # ε default = 1e-6·C·m
+    assert est.stop_reason_ == "converged"
+    assert est.final_score_ <= eps < est.trace_["score"][-1]
+    same = CGENS(C=C, max_iter=500, solver_tol=1e-9, tol=eps).fit(X, y)
+    assert same.n_iter_ == est.n_iter_
+    lib = CGENS(C=C, bias_mode="liblinear", solver_tol=1e-10, solver_max_epochs=10**5, max_iter=30)
+    lib.fit(X, y)
+    assert set(lib.trace_["solver_stop"]) == {"tol"}
+    # bias as a regularised constant feature: the restricted optimum of ½(||w||²+b²) + C·Σξ
+    H_W = lib._learner_matrix(X)
+    ys = np.where(y == lib.classes_[1], 1.0, -1.0)
+    w, b = cp.Variable(H_W.shape[1]), cp.Variable()
+    obj = 0.5 * cp.sum_squares(w) + 0.5 * cp.square(b)
+    obj = obj + C * cp.sum(cp.pos(1 - cp.multiply(ys, H_W @ w + b)))
+    ref = cp.Problem(cp.Minimize(obj)).solve(solver="CLARABEL")
+    assert lib.trace_["objective"][-1] == pytest.approx(ref, rel=1e-6)
+    np.testing.assert_allclose(lib.coef_, lib.dual_coef_ @ (ys[:, None] * H_W), atol=1e-12)
+
+
+def test_labels_and_staged_path():
+    X, y = _toy(seed=9)
+    labels = np.where(y > 0, "ring", "core")
+    est = CGENS(C=1.0, max_iter=15).fit(X, labels)
+    assert list(est.classes_) == ["core", "ring"]
+    staged = list(est.staged_decision_function(X))
+    assert len(staged) == est.n_iter_ == 15
+    np.testing.assert_allclose(staged[-1], est.decision_function(X))
+    errs = [np.mean(est.classes_[(d >= 0).astype(int)] != labels) for d in staged]
+    np.testing.assert_allclose(errs, est.trace_["train_error"])
+    with pytest.raises(ValueError, match="Only binary"):
+        CGENS().fit(X, np.arange(X.shape[0]) % 3)

@@ -1,0 +1,146 @@
+"""The column-generation base: loop, stopping, paths, staged prediction, stump pricing with
+masks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernbench.methods.cgens import CGENS
+from kernbench.methods.column_generation import (
+    ColumnGenerationClassifier,
+    MasterStep,
+    StumpColumnIds,
+)
+from kernbench.weak.base import ColumnSet
+from kernbench.weak.fourier import FourierFeature
+from kernbench.weak.perceptron import Perceptron
+from kernbench.weak.stumps import Stump, StumpSpace
+
+
+class RidgeOVA(ColumnGenerationClassifier):
+    """A minimal multi-class user of the base: fully-corrective one-vs-all ridge on the columns.
+
+    Master: min_W,b ||H W + 1bᵀ − Y||² + lam·||W||² (closed form); pricing weights: residuals
+    (m × K), the best column over classes is added (the base default for 2-D weights).
+    """
+
+    _binary_only = False
+
+    def __init__(self, max_iter=10, lam=1.0, tol=1e-9, weak_learner="stump"):
+        self.max_iter = max_iter
+        self.lam = lam
+        self.tol = tol
+        self.weak_learner = weak_learner
+
+    _parameter_constraints: dict = {}
+
+    def _init_master(self, X, y):
+        K = self.classes_.size
+        self._Y = np.where(np.arange(K)[None, :] == y[:, None], 1.0, -1.0)
+        self._W = np.zeros((0, K))
+        self._b = self._Y.mean(axis=0)
+
+    def _pricing_weights(self):
+        return self._Y - (self.H_W @ self._W + self._b)
+
+    def _stop_threshold(self):
+        return self.tol
+
+    def _add_columns(self, picks):
+        pass
+
+    def _solve_master(self):
+        H = self.H_W
+        Hc = H - H.mean(axis=0)
+        Yc = self._Y - self._Y.mean(axis=0)
+        self._W = np.linalg.solve(Hc.T @ Hc + self.lam * np.eye(H.shape[1]), Hc.T @ Yc)
+        self._b = self._Y.mean(axis=0) - H.mean(axis=0) @ self._W
+        R = self._Y - (H @ self._W + self._b)
+        return MasterStep(objective=float((R**2).sum() + self.lam * (self._W**2).sum()))
+
+    def _coefficients(self):
+        return self._W, self._b
+
+
+def _blobs(seed=0, m=90, K=3):
+    rng = np.random.default_rng(seed)
+    y = np.arange(m) % K
+    X = rng.normal(size=(m, 2)) + 2.5 * np.c_[np.cos(2 * np.pi * y / K), np.sin(2 * np.pi * y / K)]
+    return X, y
+
+
+def test_multiclass_user_gets_paths_trace_and_staged_decisions():
+    X, y = _blobs()
+    est = RidgeOVA(max_iter=12).fit(X, y)
+    assert est.n_iter_ == 12 and est.stop_reason_ == "max_iter"
+    assert [W.shape for W in est.coef_path_] == [(t + 1, 3) for t in range(12)]
+    assert {len(v) for v in est.trace_.values()} == {12}
+    staged = list(est.staged_decision_function(X))
+    H = est._learner_matrix(X)
+    for dec, W, b in zip(staged, est.coef_path_, est.intercept_path_):
+        np.testing.assert_allclose(dec, H[:, : W.shape[0]] @ W + b)
+    np.testing.assert_allclose(staged[-1], est.decision_function(X))
+    errs = [np.mean(est.classes_[d.argmax(1)] != y) for d in staged]
+    np.testing.assert_allclose(errs, est.trace_["train_error"])
+    assert np.all(np.diff(est.trace_["objective"]) <= 1e-9)
+    assert np.all(np.diff(est.trace_["time_s"]) >= 0)
+    assert est.score(X, y) > 0.9
+
+
+def test_masked_stump_pricing_equals_the_space_oracle_with_exclusion():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 3))
+    X[:, 2] = np.round(X[:, 0], 1)  # duplicate columns across features
+    space = StumpSpace(X, include_constant=False)
+    est = CGENS(max_iter=3)
+    est._space, est._stump_ids = space, StumpColumnIds(space)
+    est._selected_ids = np.zeros(est._stump_ids.first.size, dtype=bool)
+    excl = ColumnSet()
+    for _ in range(25):
+        g = rng.normal(size=50)
+        ref = space.best(g, absolute=True, exclude=excl)
+        got = est._price_stumps(g)
+        np.testing.assert_array_equal(got.column, ref.column)
+        assert got.score == pytest.approx(ref.score)
+        excl.add(got.column)
+        est._selected_ids[est._stump_ids.id_of(got.column)] = True
+
+
+def test_stump_column_ids_give_the_canonical_set():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 3))
+    X[:, 1] = X[:, 0] * 3 + 1  # same ordering: every column of feature 1 duplicates feature 0
+    space = StumpSpace(X, include_constant=False)
+    ids = StumpColumnIds(space)
+    H_full, _ = space.full_matrix()
+    assert ids.first.size == H_full.shape[1]
+    for i in range(space.n_candidates):
+        assert ids.id_of(-space.column(i)) == ids.ids[i]
+    assert ids.id_of(np.ones(40)) is None
+
+
+def test_exhausted_and_empty_spaces_stop_cleanly():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0, 1, 0, 1])
+    est = CGENS(C=100.0, tol=0.0, max_iter=50).fit(X, y)
+    assert est.stop_reason_ == "exhausted" and est.n_iter_ == 3  # 3 distinct non-constant stumps
+    const = CGENS(max_iter=5).fit(np.ones((6, 2)), [0, 1, 0, 1, 0, 1])
+    assert const.stop_reason_ == "empty_space" and const.n_iter_ == 0
+    assert len(list(const.staged_decision_function(np.ones((2, 2))))) == 1
+
+
+def test_learner_matrix_mixes_learner_types():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(7, 2))
+    learners = [
+        Stump(1, 0.1, -1),
+        Perceptron(np.array([0.6, 0.8]), 0.2),
+        FourierFeature(np.array([1.0, -1.0]), 0.5, -1.0),
+        Stump(0, -np.inf, 1),
+    ]
+    est = RidgeOVA()
+    est.learners_ = learners
+    np.testing.assert_array_equal(
+        est._learner_matrix(X), np.column_stack([lrn.predict(X) for lrn in learners])
+    )
