@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 
 from kernbench.datasets.cli import data_app
-from kernbench.errors import KernbenchError
+from kernbench.errors import KernbenchError, UsageError
 
 app = typer.Typer(
     name="kernbench",
@@ -118,7 +118,7 @@ def run(
     try:
         only_map = parse_only(only or [])
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--only") from None
+        raise UsageError("--only", str(exc)) from None
     s = load_spec(spec)
     target = out_dir if out_dir is not None else default_out_dir(s)
     if dry_run:
@@ -211,7 +211,12 @@ def _print_plan(s, cells, statuses, target: Path, fresh: bool) -> None:
         st = statuses[c.cell_id]
         action = "run" if fresh or st not in ("done", "skipped") else "skip"
         table.add_row(
-            c.dataset.label, str(c.realisation), c.method.label, c.method.estimator, st, action,
+            c.dataset.label,
+            str(c.realisation),
+            c.method.label,
+            c.method.estimator,
+            st,
+            action,
             c.cell_id[:12],
         )
     out.print(table)
@@ -295,7 +300,7 @@ def table(
     from kernbench.store import find_stores
 
     if fmt not in ("md", "latex", "csv"):
-        raise typer.BadParameter(f"expected md, latex or csv, got {fmt!r}", param_hint="--format")
+        raise UsageError("--format", f"expected md, latex or csv, got {fmt!r}")
     stores = find_stores(path)
     if not stores:
         raise KernbenchError(f"no results store at or below {path} (run `kernbench run SPEC`)")
@@ -328,7 +333,7 @@ def plot(
     from kernbench.store import find_stores
 
     if kind != "trace":
-        raise typer.BadParameter(f"unknown kind {kind!r} (available: trace)", param_hint="--kind")
+        raise UsageError("--kind", f"unknown kind {kind!r} (available: trace)")
     stores = find_stores(path)
     if not stores:
         raise KernbenchError(f"no results store at or below {path} (run `kernbench run SPEC`)")

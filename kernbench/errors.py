@@ -7,6 +7,13 @@ class KernbenchError(Exception):
     """Base class: a problem the user can fix; the CLI prints the message without a traceback."""
 
 
+class UsageError(KernbenchError):
+    """A bad command-line option value."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(f"{option}: {message}")
+
+
 class SpecError(KernbenchError):
     """A malformed experiment spec.
 
@@ -34,7 +41,9 @@ class ChecksumError(DataError):
         self.expected = expected
         self.actual = actual
         super().__init__(
-            f"checksum mismatch for {path}\n  expected sha256: {expected}\n  actual sha256:   {actual}"
+            f"checksum mismatch for {path}\n"
+            f"  expected sha256: {expected}\n"
+            f"  actual sha256:   {actual}"
         )
 
 

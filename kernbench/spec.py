@@ -24,6 +24,7 @@ from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec, TableS
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
 _MAX_GRID = 10_000
+_MAX_NODES = 100_000  # values in a spec, aliases expanded
 
 TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table"}
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
@@ -40,8 +41,12 @@ def _show(value: Any) -> str:
 
 
 def _suggest(word: str, choices: Any) -> str:
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=3, cutoff=0.6)
-    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    """``; did you mean 'x'?`` for the closest choices (case-insensitive), or ``""``."""
+    by_lower: dict[str, str] = {}
+    for c in map(str, choices):
+        by_lower.setdefault(c.lower(), c)
+    close = difflib.get_close_matches(str(word).lower(), list(by_lower), n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(repr(by_lower[c]) for c in close)}?" if close else ""
 
 
 class _Checker:
@@ -179,9 +184,34 @@ def parse_spec(
     """Validate an already-loaded spec mapping (see :func:`load_spec`)."""
     ck = _Checker(file)
     try:
+        _check_size(ck, data)
         return _parse(ck, data, check_datasets, dataset_checker)
     except RecursionError:
         raise ck.fail("", "spec nested too deeply") from None
+
+
+def _check_size(ck: _Checker, data: Any) -> None:
+    """Refuse documents that expand to more than ``_MAX_NODES`` values.
+
+    YAML aliases share one object, so a "billion laughs" document loads small but every walk over
+    it (validation, hashing) expands it. Counting stops at the budget, so this costs at most
+    ``_MAX_NODES`` steps whatever the document.
+    """
+    count = 0
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        value, path = stack.pop()
+        count += 1
+        if count > _MAX_NODES:
+            raise ck.fail(
+                path,
+                f"the spec expands to more than {_MAX_NODES} values "
+                "(YAML anchors/aliases repeated?); refusing it",
+            )
+        if isinstance(value, Mapping):
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, f"{path}[{j}]") for j, v in enumerate(value))
 
 
 def _parse(ck: _Checker, data: Any, check_datasets: bool, dataset_checker: Any) -> Spec:
@@ -233,8 +263,9 @@ def _parse_protocol(ck: _Checker, raw: Any) -> Protocol:
             p["realisations"], "protocol.realisations", ("predefined", "random")
         )
     if "n_realisations" in p:
-        kw["n_realisations"] = ck.integer(p["n_realisations"], "protocol.n_realisations", low=1,
-                                          high=100_000)
+        kw["n_realisations"] = ck.integer(
+            p["n_realisations"], "protocol.n_realisations", low=1, high=100_000
+        )
     for key in ("train_size", "test_size"):
         if key in p:
             kw[key] = _size(ck, p[key], f"protocol.{key}")
@@ -283,9 +314,7 @@ def _default_dataset_checker(name: str, options: dict[str, Any]) -> str:
     return entry.name
 
 
-def _parse_datasets(
-    ck: _Checker, raw: Any, check: bool, checker: Any
-) -> tuple[DatasetSpec, ...]:
+def _parse_datasets(ck: _Checker, raw: Any, check: bool, checker: Any) -> tuple[DatasetSpec, ...]:
     if not isinstance(raw, list) or not raw:
         raise ck.fail("datasets", f"expected a non-empty list of dataset names, got {_show(raw)}")
     checker = checker or _default_dataset_checker
@@ -352,8 +381,10 @@ def _parse_methods(ck: _Checker, raw: Any) -> tuple[MethodSpec, ...]:
         m = ck.mapping(body, path, "a mapping {estimator, params, grid}")
         ck.known_keys(m, METHOD_KEYS, path)
         if "estimator" not in m:
-            raise ck.fail(f"{path}.estimator", f"missing required key 'estimator' (one of: "
-                          f"{', '.join(names)})")
+            raise ck.fail(
+                f"{path}.estimator",
+                f"missing required key 'estimator' (one of: {', '.join(names)})",
+            )
         est_name = m["estimator"]
         if not isinstance(est_name, str) or est_name not in names:
             raise ck.fail(
@@ -433,8 +464,9 @@ def _parse_table(
     if "format" in t:
         kw["format"] = ck.choice(t["format"], "table.format", ("md", "latex", "csv"))
     if "significance" in t:
-        kw["significance"] = float(ck.number(t["significance"], "table.significance",
-                                             low=1e-6, high=0.5))
+        kw["significance"] = float(
+            ck.number(t["significance"], "table.significance", low=1e-6, high=0.5)
+        )
     ref = t.get("reference")
     if ref is not None:
         r = ck.mapping(ref, "table.reference", "a mapping {file, methods, datasets}")

@@ -14,10 +14,23 @@ from kernbench.spec import load_spec, parse_spec
 GOOD = {
     "name": "tiny",
     "title": "Tiny",
-    "datasets": ["breast_cancer", {"name": "twonorm", "label": "twonorm-n",
-                                   "options": {"label_noise": 0.1, "n_train": 60, "n_test": 100}}],
-    "protocol": {"realisations": "random", "n_realisations": 2, "train_size": 0.6, "seed": 3,
-                 "cv_folds": 3, "preprocess": "minmax", "minmax_range": [-1, 1]},
+    "datasets": [
+        "breast_cancer",
+        {
+            "name": "twonorm",
+            "label": "twonorm-n",
+            "options": {"label_noise": 0.1, "n_train": 60, "n_test": 100},
+        },
+    ],
+    "protocol": {
+        "realisations": "random",
+        "n_realisations": 2,
+        "train_size": 0.6,
+        "seed": 3,
+        "cv_folds": 3,
+        "preprocess": "minmax",
+        "minmax_range": [-1, 1],
+    },
     "methods": {
         "SVM-Stump": {"estimator": "svm_stump", "grid": {"C": [0.01, 0.1, 1.0]}},
         "AdaBoost": {"estimator": "adaboost", "grid": {"n_estimators": [5, 10]}},
@@ -49,35 +62,87 @@ def mutate(fn):
 
 CASES = [
     ("unknown top key", lambda d: d.update(metods={}), "metods", "did you mean 'methods'"),
-    ("misspelled method", lambda d: d["methods"]["AdaBoost"].update(estimator="adabost"),
-     "methods.AdaBoost.estimator", "did you mean 'adaboost'"),
-    ("misspelled dataset", lambda d: d["datasets"].__setitem__(0, "breast_cancr"), "datasets[0]",
-     "did you mean"),
-    ("negative C", lambda d: d["methods"]["SVM-Stump"]["grid"].__setitem__("C", [0.1, 1, -1]),
-     "methods.SVM-Stump.grid.C[2]", "-1"),
-    ("empty grid list", lambda d: d["methods"]["SVM-Stump"]["grid"].__setitem__("C", []),
-     "methods.SVM-Stump.grid.C", "non-empty list"),
-    ("non-list grid", lambda d: d["methods"]["SVM-Stump"]["grid"].__setitem__("C", 0.5),
-     "methods.SVM-Stump.grid.C", "expected a list"),
+    (
+        "misspelled method",
+        lambda d: d["methods"]["AdaBoost"].update(estimator="adabost"),
+        "methods.AdaBoost.estimator",
+        "did you mean 'adaboost'",
+    ),
+    (
+        "misspelled dataset",
+        lambda d: d["datasets"].__setitem__(0, "breast_cancr"),
+        "datasets[0]",
+        "did you mean",
+    ),
+    (
+        "negative C",
+        lambda d: d["methods"]["SVM-Stump"]["grid"].__setitem__("C", [0.1, 1, -1]),
+        "methods.SVM-Stump.grid.C[2]",
+        "-1",
+    ),
+    (
+        "empty grid list",
+        lambda d: d["methods"]["SVM-Stump"]["grid"].__setitem__("C", []),
+        "methods.SVM-Stump.grid.C",
+        "non-empty list",
+    ),
+    (
+        "non-list grid",
+        lambda d: d["methods"]["SVM-Stump"]["grid"].__setitem__("C", 0.5),
+        "methods.SVM-Stump.grid.C",
+        "expected a list",
+    ),
     ("missing methods", lambda d: d.pop("methods"), "methods", "missing required key"),
-    ("unknown param", lambda d: d["methods"]["SVM-Stump"].update(params={"c": 1}),
-     "methods.SVM-Stump.params.c", "did you mean 'C'"),
-    ("unknown protocol key", lambda d: d["protocol"].update(folds=3), "protocol.folds",
-     "did you mean 'cv_folds'"),
-    ("bad realisations", lambda d: d["protocol"].update(realisations="predefind"),
-     "protocol.realisations", "did you mean 'predefined'"),
-    ("fraction out of range", lambda d: d["protocol"].update(train_size=1.5),
-     "protocol.train_size", "fraction"),
+    (
+        "unknown param",
+        lambda d: d["methods"]["SVM-Stump"].update(params={"c": 1}),
+        "methods.SVM-Stump.params.c",
+        "did you mean 'C'",
+    ),
+    (
+        "unknown protocol key",
+        lambda d: d["protocol"].update(folds=3),
+        "protocol.folds",
+        "did you mean 'cv_folds'",
+    ),
+    (
+        "bad realisations",
+        lambda d: d["protocol"].update(realisations="predefind"),
+        "protocol.realisations",
+        "did you mean 'predefined'",
+    ),
+    (
+        "fraction out of range",
+        lambda d: d["protocol"].update(train_size=1.5),
+        "protocol.train_size",
+        "fraction",
+    ),
     ("NaN", lambda d: d["protocol"].update(train_size=math.nan), "protocol.train_size", "fraction"),
-    ("bool as int", lambda d: d["protocol"].update(n_realisations=True),
-     "protocol.n_realisations", "integer"),
+    (
+        "bool as int",
+        lambda d: d["protocol"].update(n_realisations=True),
+        "protocol.n_realisations",
+        "integer",
+    ),
     ("path in name", lambda d: d.update(name="../../etc"), "name", "not a valid name"),
-    ("duplicate label", lambda d: d["datasets"].append("breast_cancer"), "datasets[2]",
-     "duplicate"),
-    ("param and grid", lambda d: d["methods"]["SVM-Stump"].update(params={"C": 1}),
-     "methods.SVM-Stump.grid.C", "both fixed"),
-    ("reference to unknown method", lambda d: d["table"].update(
-        reference={"file": "x.yaml", "methods": {"SVM": "SVM"}}), "table.reference", ""),
+    (
+        "duplicate label",
+        lambda d: d["datasets"].append("breast_cancer"),
+        "datasets[2]",
+        "duplicate",
+    ),
+    (
+        "param and grid",
+        lambda d: d["methods"]["SVM-Stump"].update(params={"C": 1}),
+        "methods.SVM-Stump.grid.C",
+        "both fixed",
+    ),
+    (
+        "reference to unknown method",
+        lambda d: d["table"].update(reference={"file": "x.yaml", "methods": {"SVM": "SVM"}}),
+        "table.reference",
+        "",
+    ),
 ]
 
 
@@ -108,5 +173,5 @@ def test_missing_file_and_empty_file(tmp_path):
 
 def test_round_trip_through_yaml_file(tmp_path):
     f = tmp_path / "s.yaml"
-    f.write_text(yaml.safe_dump(GOOD))
+    f.write_text(yaml.safe_dump(GOOD, sort_keys=False))
     assert load_spec(f).methods == parse(GOOD).methods

@@ -1,0 +1,179 @@
+"""End to end: run -> rerun skips -> table; dry-run; jobs; kill + resume; bad specs."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from kernbench.cli import app
+from kernbench.store import Store
+
+SPEC = {
+    "name": "tiny",
+    "datasets": [
+        {"name": "twonorm", "options": {"n_train": 60, "n_test": 200}},
+        "breast_cancer",
+    ],
+    "protocol": {
+        "n_realisations": 2,
+        "train_size": 0.5,
+        "cv_folds": 3,
+        "seed": 11,
+        "preprocess": "minmax",
+    },
+    "methods": {
+        "SVM-Stump": {"estimator": "svm_stump", "grid": {"C": [0.01, 1.0]}},
+        "AdaBoost": {"estimator": "adaboost", "grid": {"n_estimators": [5, 20]}},
+    },
+}
+runner = CliRunner()
+
+
+def write_spec(tmp_path: Path, spec: dict, name: str = "spec.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def errors_by_cell(out: Path) -> dict[tuple, tuple]:
+    with Store(out) as st:
+        return {
+            (r["dataset"], r["realisation"], r["method"]): (r["test_error"], r["params"])
+            for r in st.rows()
+        }
+
+
+def test_run_rerun_table_dryrun(tmp_path):
+    spec = write_spec(tmp_path, SPEC)
+    out = tmp_path / "res"
+    res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    with Store(out) as st:
+        rows = st.rows()
+    assert len(rows) == 8 and {r["status"] for r in rows} == {"done"}
+    ada = [r for r in rows if r["method"] == "AdaBoost"]
+    assert all(r["params"]["n_estimators"] in (5, 20) for r in ada)
+    assert all(len(r["result"]["trace"]["test_error"]) == r["params"]["n_estimators"] for r in ada)
+    assert (out / "cells.csv").exists()
+    first = {r["cell_id"]: r["finished_at"] for r in rows}
+
+    res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0 and "8 already finished" in res.output
+    with Store(out) as st:
+        assert {r["cell_id"]: r["finished_at"] for r in st.rows()} == first
+
+    res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--dry-run"])
+    assert res.exit_code == 0 and res.output.count("skip") >= 8
+
+    res = runner.invoke(app, ["table", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "SVM-Stump" in res.output and "twonorm" in res.output and "**" in res.output
+    assert (out / "table.md").exists()
+
+
+def test_jobs_two_gives_the_same_numbers_as_jobs_one(tmp_path):
+    spec = write_spec(tmp_path, SPEC)
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert runner.invoke(app, ["run", str(spec), "--out", str(a), "--jobs", "1"]).exit_code == 0
+    assert runner.invoke(app, ["run", str(spec), "--out", str(b), "--jobs", "2"]).exit_code == 0
+    assert errors_by_cell(a) == errors_by_cell(b)
+
+
+def test_only_and_realisations_filter_cells(tmp_path):
+    spec = write_spec(tmp_path, SPEC)
+    out = tmp_path / "res"
+    args = [
+        "run",
+        str(spec),
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+        "--realisations",
+        "1",
+        "--only",
+        "method=AdaBoost",
+        "--only",
+        "dataset=twonorm",
+    ]
+    assert runner.invoke(app, args).exit_code == 0
+    assert list(errors_by_cell(out)) == [("twonorm", 0, "AdaBoost")]
+    bad = runner.invoke(app, ["run", str(spec), "--only", "colour=red"])
+    assert bad.exit_code == 2
+
+
+BAD = [
+    (lambda s: s.update(metods=s.pop("methods")), "metods"),
+    (lambda s: s["methods"]["AdaBoost"].update(estimator="adabost"), "methods.AdaBoost.estimator"),
+    (lambda s: s["datasets"].__setitem__(1, "breast_cancr"), "datasets[1]"),
+    (lambda s: s["methods"]["SVM-Stump"]["grid"].update(C=[1, -1]), "methods.SVM-Stump.grid.C[1]"),
+    (lambda s: s["methods"]["SVM-Stump"]["grid"].update(C=[]), "methods.SVM-Stump.grid.C"),
+    (lambda s: s["methods"]["SVM-Stump"]["grid"].update(C=3), "methods.SVM-Stump.grid.C"),
+    (lambda s: s.pop("methods"), "methods"),
+]
+
+
+@pytest.mark.parametrize("change,path", BAD, ids=[p for _, p in BAD])
+def test_bad_specs_exit_2_before_any_work(tmp_path, change, path):
+    import copy
+
+    spec = copy.deepcopy(SPEC)
+    change(spec)
+    file = write_spec(tmp_path, spec, "bad.yaml")
+    out = tmp_path / "res"
+    res = runner.invoke(app, ["run", str(file), "--out", str(out)])
+    assert res.exit_code == 2
+    assert str(file) in res.output and path in res.output
+    assert "Traceback" not in res.output
+    assert not out.exists()
+
+
+def test_kill_midway_then_rerun_computes_only_missing_cells(tmp_path):
+    spec = dict(SPEC, protocol=dict(SPEC["protocol"], n_realisations=4))
+    file = write_spec(tmp_path, spec)
+    out = tmp_path / "res"
+    cmd = [sys.executable, "-m", "kernbench", "run", str(file), "--out", str(out), "--jobs", "1"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    done_before = 0
+    while time.time() < deadline and proc.poll() is None:
+        if (out / "results.sqlite").exists():
+            try:
+                with sqlite3.connect(out / "results.sqlite") as con:
+                    done_before = con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+            except sqlite3.OperationalError:
+                done_before = 0
+            if done_before >= 3:
+                break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    with Store(out) as st:
+        before = {r["cell_id"]: r["finished_at"] for r in st.rows()}
+    assert 0 < len(before) < 16, "the kill must land mid-run"
+    rerun = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ))
+    assert rerun.returncode == 0, rerun.stderr
+    with Store(out) as st:
+        rows = st.rows()
+        assert st.integrity_ok()
+    assert len(rows) == 16 and len({r["cell_id"] for r in rows}) == 16
+    assert all(r["status"] == "done" and r["attempts"] == 1 for r in rows)
+    after = {r["cell_id"]: r["finished_at"] for r in rows}
+    assert all(after[c] == t for c, t in before.items()), "finished cells were recomputed"
+    assert f"{len(before)} already finished" in rerun.stderr
+
+
+def test_methods_and_validate(tmp_path):
+    res = runner.invoke(app, ["methods"])
+    assert res.exit_code == 0 and "svm_stump" in res.output and "C=1.0" in res.output
+    res = runner.invoke(app, ["validate", str(write_spec(tmp_path, SPEC))])
+    assert res.exit_code == 0 and "8 cells" in res.output
