@@ -25,6 +25,8 @@ from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec, TableS
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
 _MAX_GRID = 10_000
 _MAX_NODES = 100_000  # values in a spec, aliases expanded
+_MAX_SPEC_CHARS = 256 * 1024  # a real spec is a few kB; PyYAML needs seconds per 100 kB
+_MAX_FLOW_DEPTH = 64
 
 TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table"}
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
@@ -63,7 +65,7 @@ class _Checker:
             raise self.fail(path, f"expected {what}, got {_show(value)}")
         for key in value:
             if not isinstance(key, str):
-                raise self.fail(path, f"keys must be strings, got {_show(key)}")
+                raise self.fail(path or "(top level)", f"keys must be strings, got {_show(key)}")
         return dict(value)
 
     def known_keys(self, value: Mapping[str, Any], allowed: set[str], path: str) -> None:
@@ -127,6 +129,14 @@ def load_yaml(path: str | os.PathLike[str]) -> Any:
         raise SpecError(file, "", "no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError(file, "", f"cannot read spec: {exc}") from None
+    if len(text) > _MAX_SPEC_CHARS:
+        raise SpecError(
+            file, "", f"spec has {len(text)} characters, more than {_MAX_SPEC_CHARS}; refusing it"
+        )
+    if _flow_depth(text) > _MAX_FLOW_DEPTH:  # PyYAML's scanner is quadratic in this depth
+        raise SpecError(
+            file, "", f"invalid YAML: nesting too deep (over {_MAX_FLOW_DEPTH} [ or {{)"
+        )
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -136,6 +146,18 @@ def load_yaml(path: str | os.PathLike[str]) -> Any:
         raise SpecError(file, "", f"invalid YAML: {where}{problem}") from None
     except RecursionError:
         raise SpecError(file, "", "invalid YAML: nesting too deep") from None
+
+
+def _flow_depth(text: str) -> int:
+    """Deepest nesting of ``[``/``{`` in ``text`` (quotes ignored: an upper bound is enough)."""
+    depth = deepest = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
 
 
 def load_spec(
