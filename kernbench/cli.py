@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from kernbench.datasets.cli import data_app
 from kernbench.errors import KernbenchError, UsageError
@@ -43,7 +44,7 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
         except KernbenchError as exc:
             if _STATE["debug"]:
                 raise
-            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True)
             raise typer.Exit(EXIT_USAGE) from None
         except KeyboardInterrupt:
             err.print("interrupted; finished cells are saved (rerun to resume)")

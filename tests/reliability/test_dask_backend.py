@@ -1,0 +1,112 @@
+"""Dask backend on a loopback LocalCluster (2 workers): same numbers as the local backend; a worker
+SIGKILLed mid-run loses no cell; a missing extra or bad address is a clear exit 2."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import signal
+
+import pytest
+import reliability_harness as rh
+from typer.testing import CliRunner
+
+from kernbench.cli import app
+from kernbench.runner.backends import DASK_MISSING
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    pytest.importorskip("distributed")
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    ) as c:
+        yield c
+
+
+def test_dask_gives_the_same_numbers_as_local(cluster, reference_run, tmp_path):
+    spec, _, reference = reference_run
+    res = runner.invoke(
+        app,
+        ["run", str(spec), "--out", str(tmp_path / "d"), "--backend", "dask"]
+        + ["--scheduler", cluster.scheduler_address],
+    )
+    assert res.exit_code == 0, res.output
+    assert rh.cell_table(tmp_path / "d") == reference
+
+
+def test_worker_killed_mid_run_loses_nothing(cluster, reference_run, tmp_path):
+    from dask.distributed import Client
+
+    from kernbench.runner.execute import run_experiment
+    from kernbench.spec import load_spec
+
+    spec, _, reference = reference_run
+    killed: dict[str, object] = {}
+    with Client(cluster.scheduler_address) as client:
+        client.wait_for_workers(2, timeout=120)
+        pids = client.run(os.getpid)
+
+        def kill_busiest_worker(rec) -> None:
+            if killed:
+                return
+            busy = client.processing()
+            addr = max(pids, key=lambda a: len(busy.get(a, ())))
+            killed.update(addr=addr, in_flight=len(busy.get(addr, ())))
+            os.kill(pids[addr], signal.SIGKILL)
+
+        summary = run_experiment(
+            load_spec(spec),
+            out_dir=tmp_path / "k",
+            backend="dask",
+            scheduler=cluster.scheduler_address,
+            on_cell=kill_busiest_worker,
+        )
+        client.wait_for_workers(2, timeout=120)  # the nanny restarted it: leave the cluster whole
+    assert killed, "no worker was killed"
+    assert summary.ok and summary.counts == {"done": rh.N_CELLS}
+    check = rh.check_store(tmp_path / "k", reference)
+    assert check.ok and check.statuses == {"done": rh.N_CELLS}, check
+
+
+def test_missing_dask_extra_is_exit_2_naming_the_install_command(
+    reference_run, tmp_path, monkeypatch
+):
+    spec, _, _ = reference_run
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "distributed" else real(name, *a),
+    )
+    out = tmp_path / "none"
+    res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--backend", "dask"])
+    assert res.exit_code == 2
+    assert DASK_MISSING in " ".join(res.output.split()) and "Traceback" not in res.output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--backend", "dask", "--scheduler", "localhost"], "tcp://127.0.0.1:8786"),
+        (["--backend", "spark"], "unknown backend 'spark'"),
+        (["--scheduler", "tcp://127.0.0.1:8786"], "--scheduler needs --backend dask"),
+    ],
+)
+def test_bad_backend_options_are_exit_2(args, message, reference_run, tmp_path):
+    spec, _, _ = reference_run
+    out = tmp_path / "none"
+    res = runner.invoke(app, ["run", str(spec), "--out", str(out), *args])
+    assert res.exit_code == 2 and message in " ".join(res.output.split()), res.output
+    assert not out.exists()
