@@ -9,11 +9,11 @@ STAMP := .install.stamp
 .PHONY: install test test-slow lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens faults
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m pip install -e ".[dev]"
+	$(PYTHON) -m pip install -e ".[dev,dask]"
 	@touch $(STAMP)
 
 install: ## install kernbench with its dev extras (editable)
-	$(PYTHON) -m pip install -e ".[dev]"
+	$(PYTHON) -m pip install -e ".[dev,dask]"
 	@touch $(STAMP)
 
 test: $(STAMP) ## the test suite (fast: slow tests and benchmarks excluded)
@@ -36,6 +36,9 @@ quickstart: $(STAMP) ## run the quickstart experiment on embedded data and print
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PYTHON) $$f || exit 1; done
+
+faults: $(STAMP) ## fault harness: >= 50 kill trials, >= 500 fuzzed specs, Dask worker kills
+	$(PYTHON) benchmarks/fault_harness.py
 
 reproduce: reproduce-lin-li reproduce-cgens
 
