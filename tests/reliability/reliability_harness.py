@@ -195,7 +195,7 @@ def kill_trial(
     from kernbench.spec import load_spec
 
     env = child_env()
-    delay_max = 0.4
+    delay_max = 0.15  # a cell takes ~0.1 s: kill around the next few cells
     if mode == "commit":
         env["KERNBENCH_FAULT_COMMIT_DELAY"] = "0.3"
         delay_max = 0.3
