@@ -96,7 +96,9 @@ def run(
     ] = "local",
     scheduler: Annotated[
         str | None,
-        typer.Option("--scheduler", help="Dask scheduler tcp://HOST:PORT [default: LocalCluster]."),
+        typer.Option(
+            "--scheduler", help="Dask scheduler tcp://HOST:PORT (default: a LocalCluster)."
+        ),
     ] = None,
     timeout: Annotated[
         float | None,
