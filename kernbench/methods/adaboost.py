@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.base import IterativeMixin, KernbenchClassifier
 from kernbench.methods.registry import register
+from kernbench.weak.perceptron import PerceptronSpace
 from kernbench.weak.rcd_perceptron import RCDPerceptronSpace
 from kernbench.weak.stumps import Stump, StumpSpace, predict_stumps, stump_arrays
 
@@ -58,10 +59,19 @@ def _rcd_perceptron_space(
     return RCDPerceptronSpace(X, max_run=estimator.max_run)
 
 
+def _sampled_perceptron_space(
+    estimator: AdaBoost, X: np.ndarray, rng: np.random.Generator
+) -> PerceptronSpace:
+    """AdaBoost with the CGENS paper's rule (Table II, METHODS §0.4, §17 #11): the best of 2000
+    fresh random perceptrons per round under the edge, negated when the edge is negative."""
+    return PerceptronSpace(X, n_candidates=2000, random_state=rng)
+
+
 #: weak-learner name -> builder of its space on the training inputs (the hook; see module docstring)
 WEAK_LEARNER_SPACES: dict[str, SpaceBuilder] = {
     "stump": _stump_space,
     "perceptron": _rcd_perceptron_space,
+    "perceptron_sampled": _sampled_perceptron_space,
 }
 
 

@@ -85,3 +85,15 @@ def test_predict_many_and_negation():
         Perceptron.predict_many(learners, X), np.column_stack([p.predict(X) for p in learners])
     )
     np.testing.assert_array_equal(learners[0].negated().predict(X), -learners[0].predict(X))
+
+
+def test_adaboost_uses_the_sampled_space_through_its_hook():
+    from kernbench.methods.adaboost import AdaBoost
+
+    X, _ = _data(seed=6, m=120)
+    y = (np.linalg.norm(X, axis=1) > 1.5).astype(int)
+    kw = dict(n_estimators=15, weak_learner="perceptron_sampled")
+    a = AdaBoost(random_state=2, **kw).fit(X, y)
+    b = AdaBoost(random_state=2, **kw).fit(X, y)
+    assert all(isinstance(h, Perceptron) for h in a.weak_learners_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
