@@ -117,6 +117,13 @@ def merge_stores(
             raise KernbenchError(f"{p} is not a results directory (no {STORE_FILE})")
         if out.exists() and p.resolve() == out.resolve():
             raise KernbenchError(f"--out {out} is also a source; choose a new directory")
+    names = {}
+    for p in paths:  # refuse before the lock creates anything
+        with Store(p) as store:
+            names[str(p)] = (store.get_meta("spec") or {}).get("name")
+    if len(set(names.values())) > 1:
+        listed = ", ".join(f"{path}: {name!r}" for path, name in names.items())
+        raise KernbenchError(f"cannot merge different experiments ({listed})")
     report = MergeReport(out_dir=out, sources=paths)
     with RunLock(out, wait=wait):
         inputs: list[tuple[str, Path]] = []
