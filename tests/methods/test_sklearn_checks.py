@@ -16,8 +16,13 @@ from kernbench.methods import registry
 #: registry name -> constructor parameters that make the checks fast (defaults otherwise)
 FAST_PARAMS: dict[str, dict[str, Any]] = {
     "adaboost": {"n_estimators": 10},
+    "adaboost_ecc": {"n_estimators": 10},
+    "adaboost_mh": {"n_estimators": 10},
     "cgens": {"max_iter": 10},
+    "cgens_sls": {"max_iter": 10},
     "lpboost": {"max_iter": 10},
+    "multiboost": {"max_iter": 10},
+    "rff_svm": {"n_components": 50},
     "svm_gauss": {"gamma": 0.1},
     "svm_perc": {},
     "svm_stump": {},
