@@ -52,8 +52,10 @@ def exp_loss_dual(F: np.ndarray, y_index: np.ndarray, C: float) -> tuple[float, 
     m, K = F.shape
     p = m * (K - 1)
     rows = np.arange(m)
-    Z = F - F[rows, y_index][:, None]  # −γ_(i,y) = F_iy − F_{i,y_i}, (1)
-    lam = (C / p) * np.exp(np.minimum(Z, _MAX_EXPONENT))  # (5)
+    lam = F - F[rows, y_index][:, None]  # −γ_(i,y) = F_iy − F_{i,y_i}, (1)
+    np.minimum(lam, _MAX_EXPONENT, out=lam)
+    np.exp(lam, out=lam)
+    lam *= C / p  # (5): λ_iy = (C/p)·exp(−γ_(i,y))
     lam[rows, y_index] = 0.0
     return float(lam.sum()), lam
 
