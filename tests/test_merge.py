@@ -152,10 +152,12 @@ def test_split_run_on_two_machines_merges_into_the_full_run(tmp_path):
         assert res_["versions"]["platform"] and res_["seeds"]["learner"] is not None
         git = res_["provenance"]["git"]
         root = Path(kernbench.__file__).resolve().parents[1]
-        if (root / ".git").exists():
-            head = subprocess.run(
-                ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True
-            ).stdout.strip()
-            assert git["sha"] == head and isinstance(git["dirty"], bool)
+        if (root / ".git").exists():  # a commit of this checkout: HEAD or (others commit) older
+            ancestor = subprocess.run(
+                ["git", "-C", str(root), "merge-base", "--is-ancestor", git["sha"], "HEAD"],
+                capture_output=True,
+            )
+            assert len(git["sha"]) == 40 and ancestor.returncode == 0, git
+            assert isinstance(git["dirty"], bool)
         else:
             assert git is None
