@@ -30,9 +30,14 @@ format: $(STAMP)
 	$(PYTHON) -m ruff format kernbench tests benchmarks
 	$(PYTHON) -m ruff check --fix kernbench tests benchmarks
 
+KB := $(PYTHON) -m kernbench
+# Reproduction targets take REALISATIONS=N for a quick look (the specs' defaults are the papers').
+REALISATIONS ?=
+RFLAG := $(if $(REALISATIONS),--realisations $(REALISATIONS),)
+
 quickstart: $(STAMP) ## run the quickstart experiment on embedded data and print its table
-	kernbench run experiments/quickstart.yaml --jobs $(JOBS)
-	kernbench table results/quickstart
+	$(KB) run experiments/quickstart.yaml --jobs $(JOBS)
+	$(KB) table results/quickstart
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PYTHON) $$f || exit 1; done
@@ -41,6 +46,13 @@ faults: $(STAMP) ## fault harness: >= 50 kill trials, >= 500 fuzzed specs, Dask 
 	$(PYTHON) benchmarks/fault_harness.py
 
 reproduce: reproduce-lin-li reproduce-cgens
+
+reproduce-lin-li: $(STAMP) ## Lin & Li Tables I-II and Fig. 2 (100 runs by default; REALISATIONS=N to cap)
+	$(KB) run experiments/lin_li_table1.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) table results/lin_li_table1 --out results/lin_li_table1.md
+	$(KB) run experiments/lin_li_table2.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) table results/lin_li_table2 --out results/lin_li_table2.md
+	$(PYTHON) -m kernbench.report.figures_boundary --out results/lin_li_fig2.png
 
 clean:
 	rm -rf .pytest_cache .ruff_cache build dist *.egg-info $(STAMP)
