@@ -22,8 +22,9 @@ class Protocol:
     n_realisations : int
         Number of realisations (runs) per dataset.
     train_size, test_size : int or float or None
-        Sizes of the random split: an int is a count, a float in (0, 1) a fraction. ``test_size`` None
-        means "the rest". With ``predefined`` they size the substitute splits of datasets without
+        Sizes of the random split: an int is a count, a float in (0, 1) a fraction. ``test_size``
+        None means "the rest". With ``predefined`` they size the substitute splits of datasets
+        without
         predefined realisations (``fallback: random``).
     stratify : bool
         Stratify random splits and CV folds by class.
@@ -65,7 +66,8 @@ class Protocol:
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """One dataset of the experiment, by catalogue name, with options (``label_noise``, ``n_train``...).
+    """One dataset of the experiment, by catalogue name, with options (``label_noise``,
+    ``n_train``...).
 
     ``label`` is the row name in tables (defaults to ``name``; twonorm with ``label_noise`` might be
     labelled ``twonorm-n``).

@@ -1,20 +1,21 @@
 """The estimator contract every kernbench method follows.
 
 Every method is a scikit-learn classifier (``fit`` / ``predict`` / ``decision_function``; parameters
-stored unchanged in ``__init__``; fitted attributes end with ``_``). Two optional capabilities let the
-runner do less work without knowing a method's internals:
+stored unchanged in ``__init__``; fitted attributes end with ``_``). Two optional capabilities let
+the runner do less work without knowing a method's internals:
 
 ``IterativeMixin``
     The method grows a model one weak learner (or one iteration) at a time. It names the parameter
-    that caps the number of iterations in ``path_param`` and implements ``staged_decision_function``,
-    so that every value of that parameter in a grid is scored from ONE fit with the largest value.
+    that caps the number of iterations in ``path_param`` and implements
+    ``staged_decision_function``, so that every value of that parameter in a grid is scored from ONE
+    fit with the largest value.
     It records a per-iteration ``trace_`` (a dict of equal-length lists).
 
 ``PrecomputedKernelMixin``
     The method is a kernel machine whose Gram matrix the runner computes once per realisation and
-    slices for every grid point and CV fold. The method says how to build a *base* matrix that does not
-    depend on hyper-parameters (e.g. pairwise L1 distances) and how to turn it into a Gram matrix for
-    the current parameters (e.g. ``exp(-gamma * D2)``).
+    slices for every grid point and CV fold. The method says how to build a *base* matrix that does
+    not depend on hyper-parameters (e.g. pairwise L1 distances) and how to turn it into a Gram
+    matrix for the current parameters (e.g. ``exp(-gamma * D2)``).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ class IterativeMixin:
     and implement :meth:`staged_decision_function`. ``staged_predict`` is derived from it.
 
     After ``fit`` the estimator has ``n_iter_`` (iterations actually run; may be below the cap when
-    the method converged) and ``trace_``: a dict mapping a quantity name (``"objective"``, ``"gap"``,
-    ``"train_error"``, ``"time_s"``, ...) to a list with one entry per iteration.
+    the method converged) and ``trace_``: a dict mapping a quantity name (``"objective"``,
+    ``"gap"``, ``"train_error"``, ``"time_s"``, ...) to a list with one entry per iteration.
     """
 
     path_param: ClassVar[str] = "n_estimators"
@@ -67,11 +68,11 @@ class IterativeMixin:
 class PrecomputedKernelMixin:
     """Capability: a kernel machine whose Gram matrix can be computed once and sliced.
 
-    The runner calls ``base_matrix(X_all, X_all)`` once per realisation (train and test rows together),
-    then for every grid point ``gram_from_base(B)`` (cheap, elementwise) and finally
+    The runner calls ``base_matrix(X_all, X_all)`` once per realisation (train and test rows
+    together), then for every grid point ``gram_from_base(B)`` (cheap, elementwise) and finally
     ``fit_gram(K[train][:, train], y)`` / ``decision_function_gram(K[test][:, train])``.
-    ``fit`` / ``decision_function`` on raw features go through the same three steps, so both paths give
-    identical models.
+    ``fit`` / ``decision_function`` on raw features go through the same three steps, so both paths
+    give identical models.
     """
 
     #: parameters that enter ``gram_from_base`` (changing them changes K but not the base matrix)
@@ -100,6 +101,7 @@ class PrecomputedKernelMixin:
 class KernbenchClassifier(ClassifierMixin, BaseEstimator):
     """Common root of kernbench's estimators (scikit-learn classifier contract).
 
-    After ``fit`` every estimator exposes ``model_size_``: the number of weak learners for ensembles,
-    the number of support vectors for kernel machines, the number of non-zero coefficients otherwise.
+    After ``fit`` every estimator exposes ``model_size_``: the number of weak learners for
+    ensembles, the number of support vectors for kernel machines, the number of non-zero
+    coefficients otherwise.
     """

@@ -6,8 +6,9 @@ radius R for perceptrons, σ for Fourier features). Its oracle answers one quest
     given signed sample weights g ∈ R^m, which h ∈ 𝓗 maximises  s(h) = Σ_i g_i h(x_i)
     (or |s(h)| with ``absolute=True``), excluding the columns already selected?
 
-and returns a :class:`Pick`: the learner (a small picklable object with ``predict(X)``), its training
-column h(x_1..x_m) ∈ R^m, and its signed score. Methods supply g from their own algorithm box:
+and returns a :class:`Pick`: the learner (a small picklable object with ``predict(X)``), its
+training column h(x_1..x_m) ∈ R^m, and its signed score. Methods supply g from their own algorithm
+box:
 AdaBoost g = d∘y (edge), LPBoost g = α∘y (criterion (6)), CGENS g = α∘y with ``absolute=True``
 (criterion (8)), CGENS-SLS g = U[:, τ] (13), MultiBoost g = u^c.
 
