@@ -18,14 +18,13 @@ class Protocol:
     realisations : "predefined" | "random"
         ``predefined`` uses the source's own train/test realisations (IDA splits, fixed train/test
         files); ``random`` draws seeded random partitions. Generated datasets (twonorm, ...) draw a
-        fresh sample per realisation either way.
+        fresh sample per realisation, except under ``predefined`` when the catalogue names a
+        predefined source for them (IDA twonorm, ringnorm).
     n_realisations : int
         Number of realisations (runs) per dataset.
     train_size, test_size : int or float or None
         Sizes of the random split: an int is a count, a float in (0, 1) a fraction. ``test_size``
-        None means "the rest". With ``predefined`` they size the substitute splits of datasets
-        without
-        predefined realisations (``fallback: random``).
+        None means "the rest". Substitute splits under ``predefined`` use the source's own sizes.
     stratify : bool
         Stratify random splits and CV folds by class.
     seed : int
