@@ -28,9 +28,12 @@ HOLDER = textwrap.dedent(
     from kernbench.runner.lock import RunLock
     lock = RunLock(sys.argv[1]).acquire()
     if len(sys.argv) > 3 and sys.argv[3] == "fork":
+        ready_r, ready_w = os.pipe()
         if os.fork() == 0:  # a forked child outlives the parent; it must not keep the lock
+            os.write(ready_w, b"x")  # the at-fork hooks have run by now
             time.sleep(60)
             os._exit(0)
+        os.read(ready_r, 1)  # report "locked" only once the child is really running
     print("locked", flush=True)
     time.sleep(float(sys.argv[2]))
     lock.release()
