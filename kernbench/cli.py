@@ -325,18 +325,18 @@ def table(
 @_guard
 def plot(
     path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
-    kind: Annotated[str, typer.Option("--kind", help="trace")] = "trace",
+    kind: Annotated[str, typer.Option("--kind", help="trace | fig3 (multi-class)")] = "trace",
     out_dir: Annotated[Path | None, typer.Option("--out", help="Directory for the PNGs.")] = None,
 ) -> None:
     """Draw figures from a results store (PNG).
 
     Example: kernbench plot results/quickstart --kind trace --out figures/
     """
-    from kernbench.report import plot_traces
+    from kernbench.report import PLOT_KINDS, plot_traces
     from kernbench.store import find_stores
 
-    if kind != "trace":
-        raise UsageError("--kind", f"unknown kind {kind!r} (available: trace)")
+    if kind not in PLOT_KINDS:
+        raise UsageError("--kind", f"unknown kind {kind!r} (available: {', '.join(PLOT_KINDS)})")
     stores = find_stores(path)
     if not stores:
         raise KernbenchError(f"no results store at or below {path} (run `kernbench run SPEC`)")

@@ -177,3 +177,24 @@ def test_methods_and_validate(tmp_path):
     assert res.exit_code == 0 and "svm_stump" in res.output and "C=1.0" in res.output
     res = runner.invoke(app, ["validate", str(write_spec(tmp_path, SPEC))])
     assert res.exit_code == 0 and "8 cells" in res.output
+
+
+def test_plot_kinds_write_pngs_for_a_multiclass_run(tmp_path):
+    spec = {
+        "name": "mc",
+        "datasets": ["iris"],
+        "protocol": {"n_realisations": 2, "train_size": 0.75, "cv_folds": 2},
+        "methods": {
+            "MH": {"estimator": "adaboost_mh", "grid": {"n_estimators": [3, 6]}},
+            "ECC": {"estimator": "adaboost_ecc", "params": {"n_estimators": 6}},
+        },
+    }
+    out = tmp_path / "res"
+    res = runner.invoke(app, ["run", str(write_spec(tmp_path, spec)), "--out", str(out), "-j", "1"])
+    assert res.exit_code == 0, res.output
+    for kind in ("trace", "fig3"):
+        res = runner.invoke(app, ["plot", str(out), "--kind", kind, "--out", str(tmp_path / kind)])
+        assert res.exit_code == 0, res.output
+        pngs = sorted((tmp_path / kind).glob("*.png"))
+        assert pngs and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    assert runner.invoke(app, ["plot", str(out), "--kind", "pie"]).exit_code == 2

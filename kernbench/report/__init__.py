@@ -1,10 +1,12 @@
 """Reports from a results store: paper-style tables, statistics and figures.
 
-``build_table`` / ``render_table`` / ``write_table_md`` back ``kernbench table``; ``plot_traces``
-backs ``kernbench plot``; ``summary_frame`` gives the numbers behind a table as a DataFrame.
+``build_table`` / ``render_table`` / ``write_table_md`` back ``kernbench table``;
+``plot_traces`` backs ``kernbench plot`` (kinds in ``PLOT_KINDS``: ``trace``, ``fig3``);
+``summary_frame`` gives the numbers behind a table as a DataFrame.
 """
 
-from kernbench.report.figures import plot_traces, trace_figures
+from kernbench.report.figures import PLOT_KINDS, plot_traces, trace_figures
+from kernbench.report.figures_multiclass import multiclass_figures
 from kernbench.report.reference import Published, ReferenceMatchError, load_reference
 from kernbench.report.render import render_table, table_frame
 from kernbench.report.tables import (
@@ -16,7 +18,11 @@ from kernbench.report.tables import (
     write_table_md,
 )
 
+# figures_multiclass builds on figures.mean_trace, so it registers its kind here (no import cycle)
+PLOT_KINDS["fig3"] = multiclass_figures
+
 __all__ = [
+    "PLOT_KINDS",
     "Cell",
     "Published",
     "ReferenceMatchError",
