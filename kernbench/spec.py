@@ -251,6 +251,13 @@ def _parse(ck: _Checker, data: Any, check_datasets: bool, dataset_checker: Any) 
     protocol = _parse_protocol(ck, top.get("protocol", {}))
     datasets = _parse_datasets(ck, top["datasets"], check_datasets, dataset_checker)
     methods = _parse_methods(ck, top["methods"])
+    if protocol.cv_folds < 2:
+        for m in methods:
+            if any(len(values) > 1 for values in m.grid.values()):
+                raise ck.fail(
+                    f"methods.{m.label}.grid",
+                    "a grid with several values needs protocol.cv_folds >= 2 to choose among them",
+                )
     table = _parse_table(ck, top.get("table", {}), methods, datasets)
     return Spec(
         name=name,

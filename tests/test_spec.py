@@ -132,6 +132,12 @@ CASES = [
         "duplicate",
     ),
     (
+        "grid without CV",
+        lambda d: d["protocol"].update(cv_folds=1),
+        "methods.SVM-Stump.grid",
+        "cv_folds >= 2",
+    ),
+    (
         "param and grid",
         lambda d: d["methods"]["SVM-Stump"].update(params={"C": 1}),
         "methods.SVM-Stump.grid.C",
