@@ -131,8 +131,26 @@ class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
         return self.classes_[np.argmax(dec, axis=1)]
 
 
+class _NegativeDistanceSVM(_DistanceKernelSVM):
+    """The simplified distance kernels K = Δ − B of Lin & Li (Δ shifts change nothing, §10.3)."""
+
+    kernel_params = ("delta",)
+
+    def __init__(
+        self, C: float = 1.0, *, tol: float = 1e-3, cache_size: float = 200, delta: float = 0.0
+    ) -> None:
+        self.C = C
+        self.tol = tol
+        self.cache_size = cache_size
+        self.delta = delta
+
+    def gram_from_base(self, B: np.ndarray) -> np.ndarray:
+        """K = Δ − B with B the pairwise distances of ``_metric``."""
+        return self.delta - B
+
+
 @register("svm_stump")
-class SVMStump(_DistanceKernelSVM):
+class SVMStump(_NegativeDistanceSVM):
     """SVM-Stump: C-SVM with the simplified stump kernel K(x, x′) = Δ − ‖x − x′‖₁ (§10.1).
 
     An infinite ensemble of decision stumps (Lin & Li Sec. IV); Δ = 0 is the simplified kernel and
@@ -158,44 +176,18 @@ class SVMStump(_DistanceKernelSVM):
         Training inputs (to build the test Gram); None after :meth:`fit_gram`.
     """
 
-    _metric = "cityblock"
-    kernel_params = ("delta",)
-
-    def __init__(
-        self, C: float = 1.0, *, tol: float = 1e-3, cache_size: float = 200, delta: float = 0.0
-    ) -> None:
-        self.C = C
-        self.tol = tol
-        self.cache_size = cache_size
-        self.delta = delta
-
-    def gram_from_base(self, B: np.ndarray) -> np.ndarray:
-        """K = Δ − B with B the pairwise L1 distances."""
-        return self.delta - B  # Definition 2 / Theorem 2
+    _metric = "cityblock"  # K = Δ − ‖x − x′‖₁: Definition 2 / Theorem 2
 
 
 @register("svm_perc")
-class SVMPerc(_DistanceKernelSVM):
+class SVMPerc(_NegativeDistanceSVM):
     """SVM-Perc: C-SVM with the simplified perceptron kernel K(x, x′) = Δ − ‖x − x′‖₂ (§10.1).
 
     An infinite ensemble of perceptrons (Lin & Li Sec. V); any Δ gives the same classifier
     (Theorem 5). Parameters and attributes as :class:`SVMStump`.
     """
 
-    _metric = "euclidean"
-    kernel_params = ("delta",)
-
-    def __init__(
-        self, C: float = 1.0, *, tol: float = 1e-3, cache_size: float = 200, delta: float = 0.0
-    ) -> None:
-        self.C = C
-        self.tol = tol
-        self.cache_size = cache_size
-        self.delta = delta
-
-    def gram_from_base(self, B: np.ndarray) -> np.ndarray:
-        """K = Δ − B with B the pairwise Euclidean distances."""
-        return self.delta - B  # Definition 3 / Theorem 5
+    _metric = "euclidean"  # K = Δ − ‖x − x′‖₂: Definition 3 / Theorem 5
 
 
 @register("svm_gauss")
