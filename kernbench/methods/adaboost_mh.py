@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.base import IterativeMixin, KernbenchClassifier
@@ -103,12 +102,8 @@ class AdaBoostMH(IterativeMixin, KernbenchClassifier):
         self
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
+        X, y, y_index = self._check_training_data(X, y)
         K = self.classes_.size
-        if K < 2:
-            raise ValueError("AdaBoostMH needs samples of at least 2 classes; got 1 class")
         m = X.shape[0]
         t0 = time.perf_counter()
         Y = -np.ones((m, K))

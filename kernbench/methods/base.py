@@ -25,6 +25,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
 
 
 class IterativeMixin:
@@ -105,3 +107,22 @@ class KernbenchClassifier(ClassifierMixin, BaseEstimator):
     ensembles, the number of support vectors for kernel machines, the number of non-zero
     coefficients otherwise.
     """
+
+    def _check_training_data(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Validate ``(X, y)`` for ``fit`` and set ``classes_``.
+
+        Returns
+        -------
+        X : ndarray of shape (m, D), float64
+        y : ndarray of shape (m,)
+        y_index : ndarray of shape (m,)
+            Position of each label in ``classes_`` (0..K−1).
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes; got 1 class"
+            )
+        return X, y, y_index

@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.svm import LinearSVC
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from kernbench.methods.base import KernbenchClassifier
@@ -120,11 +119,7 @@ class RFFSVM(KernbenchClassifier):
         self
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if self.classes_.size < 2:
-            raise ValueError("RFFSVM needs samples of at least 2 classes; got 1 class")
+        X, y, _ = self._check_training_data(X, y)
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         rng = np.random.default_rng(seed)
         self.omega_, self.phase_ = sample_fourier_map(
