@@ -205,7 +205,14 @@ def status_counts(cell: dict[int, dict[str, Any]], value: str, expected: int) ->
 
 #: flags that mark substitute splits or data (also recognised as ``split_info[flag] is True``)
 SUBSTITUTION_FLAGS = frozenset(
-    {"synthetic_split", "substitute", "rebuilt_scaling", "standardized_pool", "ida_encoding"}
+    {
+        "synthetic_split",
+        "substitute",
+        "rebuilt_scaling",
+        "standardized_pool",
+        "ida_encoding",
+        "dropped_constant_columns",
+    }
 )
 
 
