@@ -6,7 +6,8 @@ Two savings make a grid cheap without knowing any method's internals:
   per setting of the other parameters, with the largest value of its ``path_param``; every smaller
   value is scored from ``staged_decision_function`` along that one path;
 * an estimator with :class:`~kernbench.methods.base.PrecomputedKernelMixin` gets its base matrix
-  computed ONCE over the realisation's training and test rows; every grid point and fold slices it.
+  computed ONCE (rows: the realisation's training and test points; columns: its training points);
+  every grid point and fold slices it.
 
 Ties in CV error go to the simpler model: smaller values of the grid parameters, in grid order with
 the path parameter first (PROTOCOLS.md §0).
@@ -64,7 +65,7 @@ def _simplicity_key(point: dict[str, Any], grid: dict[str, list[Any]], path: str
 
 
 class _Data:
-    """Training/test arrays plus an optional shared base kernel matrix over train ∪ test."""
+    """Training/test arrays plus an optional shared base kernel matrix (train ∪ test) × train."""
 
     def __init__(self, est: Any, X_train: np.ndarray, X_test: np.ndarray) -> None:
         self.X_train = X_train
@@ -74,8 +75,10 @@ class _Data:
         self.base = None
         self._gram_cache: dict[tuple, np.ndarray] = {}
         if self.kernel:
+            # rows: train then test; columns: train only (every fit and prediction slices
+            # K[rows, training rows], so the test × test block is never needed)
             X_all = np.vstack([X_train, X_test]) if X_test.shape[0] else X_train
-            self.base = est.base_matrix(X_all, X_all)
+            self.base = est.base_matrix(X_all, X_train)
 
     def gram(self, est: Any) -> np.ndarray:
         key = tuple((p, repr(est.get_params()[p])) for p in type(est).kernel_params)

@@ -50,3 +50,45 @@ def test_ties_prefer_the_simpler_model():
     assert _simplicity_key({"C": 1.0}, {"C": [10.0, 1.0]}, None) < _simplicity_key(
         {"C": 10.0}, {"C": [10.0, 1.0]}, None
     )
+
+
+def _naive_cv(make, grid_points, X, y, folds):
+    """Independent selection: a fresh fit on raw features for every grid point and fold."""
+    errs = {}
+    for point in grid_points:
+        fold_errs = [
+            np.mean(make(**point).fit(X[tr], y[tr]).predict(X[va]) != y[va]) for tr, va in folds
+        ]
+        errs[tuple(sorted(point.items()))] = float(np.mean(fold_errs))
+    return errs
+
+
+def test_kernel_reuse_path_equals_fresh_fits(data):
+    from kernbench.methods import SVMGauss
+
+    X, y, Xt, yt = data
+    grid = {"C": [0.1, 1.0, 10.0], "gamma": [0.05, 0.5]}
+    out = select_fit_score(SVMGauss(tol=1e-6), grid, X, y, Xt, yt, cv_folds=4, cv_seed=5)
+    folds = list(StratifiedKFold(n_splits=4, shuffle=True, random_state=5).split(X, y))
+    points = [{"C": c, "gamma": g} for c in grid["C"] for g in grid["gamma"]]
+    naive = _naive_cv(lambda **p: SVMGauss(tol=1e-6, **p), points, X, y, folds)
+    ours = {tuple(sorted(r["params"].items())): r["mean_error"] for r in out.cv}
+    assert ours == pytest.approx(naive, abs=1e-12)
+    final = SVMGauss(tol=1e-6, **out.params).fit(X, y)
+    assert out.test_error == pytest.approx(np.mean(final.predict(Xt) != yt))
+
+
+def test_path_scoring_equals_separate_fits(data):
+    from kernbench.methods import AdaBoost
+
+    X, y, Xt, yt = data
+    grid = {"n_estimators": [3, 10, 30]}
+    out = select_fit_score(AdaBoost(), grid, X, y, Xt, yt, cv_folds=3, cv_seed=2)
+    folds = list(StratifiedKFold(n_splits=3, shuffle=True, random_state=2).split(X, y))
+    naive = _naive_cv(AdaBoost, [{"n_estimators": t} for t in grid["n_estimators"]], X, y, folds)
+    ours = {tuple(sorted(r["params"].items())): r["mean_error"] for r in out.cv}
+    assert ours == pytest.approx(naive, abs=1e-12)
+    t = out.params["n_estimators"]
+    assert len(out.trace["test_error"]) == t
+    final = AdaBoost(n_estimators=t).fit(X, y)
+    assert out.trace["test_error"][-1] == pytest.approx(np.mean(final.predict(Xt) != yt))
