@@ -68,14 +68,13 @@ class SolveInfo:
 
 
 @numba.njit(cache=True)
-def _kernel_row(use_gram, K, Phi, i, out):
-    """out[t] = φ_tᵀφ_i (from the Gram matrix, or computed from the columns)."""
+def _kernel_row(use_gram, K, Phi, J, i, out):
+    """out[t] = φ_tᵀφ_i (from the Gram matrix, or from the first J columns of Phi)."""
     m = out.shape[0]
     if use_gram:
         for t in range(m):
             out[t] = K[i, t]
     else:
-        J = Phi.shape[1]
         for t in range(m):
             s = 0.0
             for k in range(J):
@@ -84,8 +83,10 @@ def _kernel_row(use_gram, K, Phi, i, out):
 
 
 @numba.njit(cache=True)
-def smo_solve(use_gram, K, Phi, diag, y, alpha, G, C, tol, max_steps):  # pragma: no cover - numba
+def smo_solve(use_gram, K, Phi, J, diag, y, alpha, G, C, tol, max_steps):  # pragma: no cover
     """SMO on dual (2) with yᵀα = 0 (LIBSVM WSS2 [Fan, Chen & Lin 2005]), in place on α and G.
+
+    ``Phi`` is the C-contiguous column buffer of which the first J columns are used.
 
     G is the gradient of f(α) = ½αᵀQα − 1ᵀα, Q = (yyᵀ)∘K, i.e. G_i = y_i φ_iᵀw − 1.
     Returns (steps, violation, converged).
@@ -117,7 +118,7 @@ def smo_solve(use_gram, K, Phi, diag, y, alpha, G, C, tol, max_steps):  # pragma
             return steps, violation, True
         if steps >= max_steps:
             return steps, violation, False
-        _kernel_row(use_gram, K, Phi, i, row_i)
+        _kernel_row(use_gram, K, Phi, J, i, row_i)
         kii = diag[i]
         j = -1
         best = np.inf
@@ -136,7 +137,7 @@ def smo_solve(use_gram, K, Phi, diag, y, alpha, G, C, tol, max_steps):  # pragma
                         j = t
         if j < 0:
             return steps, violation, True
-        _kernel_row(use_gram, K, Phi, j, row_j)
+        _kernel_row(use_gram, K, Phi, J, j, row_j)
         a = kii + diag[j] - 2.0 * row_i[j]
         if a <= 0:
             a = _TAU
@@ -166,15 +167,18 @@ def smo_solve(use_gram, K, Phi, diag, y, alpha, G, C, tol, max_steps):  # pragma
         steps += 1
 
 
-@numba.njit(cache=True)
-def dcd_solve(Phi, bias, y, alpha, w, C, tol, max_epochs, seed):  # pragma: no cover - numba
+# reassoc lets LLVM vectorise the dot-product reduction (results differ from the sequential sum only
+# by rounding); no nnan/ninf: the shrinking thresholds are ±inf
+@numba.njit(cache=True, fastmath={"reassoc", "contract"})
+def dcd_solve(Phi, J, bias, y, alpha, w, C, tol, max_epochs, seed):  # pragma: no cover - numba
     """LIBLINEAR's dual CD for the L1-loss SVM (solve_l2r_l1l2_svc), in place on α and w.
 
-    The bias is the last entry of ``w`` with feature value ``bias`` (0 disables it).
-    Returns (epochs, violation, converged).
+    ``Phi`` is the C-contiguous column buffer of which the first J columns are used (a contiguous
+    row lets the inner loops vectorise; a sliced view would not). The bias is ``w[J]`` with
+    feature value ``bias`` (0 disables it). Returns (epochs, violation, converged).
     """
     np.random.seed(seed)  # noqa: NPY002 (numba supports only the legacy global generator)
-    m, J = Phi.shape
+    m = Phi.shape[0]
     qd = np.empty(m)
     for i in range(m):
         s = bias * bias
@@ -399,7 +403,8 @@ class RestrictedLinearSVM:
             steps, viol, ok = smo_solve(
                 self._use_gram,
                 self._K,
-                Phi,
+                self._Phi,
+                self._J,
                 self._diag,
                 self.y,
                 self.alpha,
@@ -416,7 +421,8 @@ class RestrictedLinearSVM:
             self._w = np.append(Phi.T @ (self.y * self.alpha), float(self.y @ self.alpha))
             self._calls += 1
             epochs, viol, ok = dcd_solve(
-                Phi,
+                self._Phi,
+                self._J,
                 1.0,
                 self.y,
                 self.alpha,
