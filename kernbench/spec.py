@@ -31,7 +31,7 @@ _MAX_FLOW_DEPTH = 64
 TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table"}
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
 METHOD_KEYS = {"estimator", "params", "grid"}
-DATASET_KEYS = {"name", "label", "options"}
+DATASET_KEYS = {"name", "label", "options", "protocol"}
 TABLE_KEYS = {"value", "spread", "format", "reference", "significance"}
 REFERENCE_KEYS = {"file", "methods", "datasets"}
 TABLE_VALUES = ("test_error", "train_error", "fit_time_s", "model_size")
@@ -248,8 +248,9 @@ def _parse(ck: _Checker, data: Any, check_datasets: bool, dataset_checker: Any) 
     title = top.get("title", name)
     if not isinstance(title, str):
         raise ck.fail("title", f"expected a string, got {_show(title)}")
-    protocol = _parse_protocol(ck, top.get("protocol", {}))
-    datasets = _parse_datasets(ck, top["datasets"], check_datasets, dataset_checker)
+    raw_protocol = top.get("protocol", {})
+    protocol = _parse_protocol(ck, raw_protocol)
+    datasets = _parse_datasets(ck, top["datasets"], check_datasets, dataset_checker, raw_protocol)
     methods = _parse_methods(ck, top["methods"])
     if protocol.cv_folds < 2:
         for m in methods:
@@ -283,54 +284,54 @@ def _size(ck: _Checker, value: Any, path: str) -> float | int | None:
     return float(value)
 
 
-def _parse_protocol(ck: _Checker, raw: Any) -> Protocol:
-    p = ck.mapping(raw if raw is not None else {}, "protocol")
-    ck.known_keys(p, PROTOCOL_KEYS, "protocol")
+def _parse_protocol(ck: _Checker, raw: Any, path: str = "protocol") -> Protocol:
+    p = ck.mapping(raw if raw is not None else {}, path)
+    ck.known_keys(p, PROTOCOL_KEYS, path)
     kw: dict[str, Any] = {}
     if "realisations" in p:
         kw["realisations"] = ck.choice(
-            p["realisations"], "protocol.realisations", ("predefined", "random")
+            p["realisations"], f"{path}.realisations", ("predefined", "random")
         )
     if "n_realisations" in p:
         kw["n_realisations"] = ck.integer(
-            p["n_realisations"], "protocol.n_realisations", low=1, high=100_000
+            p["n_realisations"], f"{path}.n_realisations", low=1, high=100_000
         )
     for key in ("train_size", "test_size"):
         if key in p:
-            kw[key] = _size(ck, p[key], f"protocol.{key}")
+            kw[key] = _size(ck, p[key], f"{path}.{key}")
     if "stratify" in p:
-        kw["stratify"] = ck.boolean(p["stratify"], "protocol.stratify")
+        kw["stratify"] = ck.boolean(p["stratify"], f"{path}.stratify")
     if "seed" in p:
-        kw["seed"] = ck.integer(p["seed"], "protocol.seed", low=0, high=2**32 - 1)
+        kw["seed"] = ck.integer(p["seed"], f"{path}.seed", low=0, high=2**32 - 1)
     if "cv_folds" in p:
-        kw["cv_folds"] = ck.integer(p["cv_folds"], "protocol.cv_folds", low=1, high=100)
+        kw["cv_folds"] = ck.integer(p["cv_folds"], f"{path}.cv_folds", low=1, high=100)
     if "preprocess" in p:
         value = p["preprocess"]
         if value is not None:
-            ck.choice(value, "protocol.preprocess", ("standardize", "minmax"))
+            ck.choice(value, f"{path}.preprocess", ("standardize", "minmax"))
         kw["preprocess"] = value
     if "minmax_range" in p:
         rng = p["minmax_range"]
         if not isinstance(rng, list) or len(rng) != 2:
-            raise ck.fail("protocol.minmax_range", f"expected [low, high], got {_show(rng)}")
-        lo = ck.number(rng[0], "protocol.minmax_range[0]")
-        hi = ck.number(rng[1], "protocol.minmax_range[1]")
+            raise ck.fail(f"{path}.minmax_range", f"expected [low, high], got {_show(rng)}")
+        lo = ck.number(rng[0], f"{path}.minmax_range[0]")
+        hi = ck.number(rng[1], f"{path}.minmax_range[1]")
         if not lo < hi:
-            raise ck.fail("protocol.minmax_range", f"expected low < high, got {rng}")
+            raise ck.fail(f"{path}.minmax_range", f"expected low < high, got {rng}")
         kw["minmax_range"] = (float(lo), float(hi))
     if "fallback" in p:
-        kw["fallback"] = ck.choice(p["fallback"], "protocol.fallback", ("random", "fewer"))
+        kw["fallback"] = ck.choice(p["fallback"], f"{path}.fallback", ("random", "fewer"))
     if "per_class" in p and p["per_class"] is not None:
-        kw["per_class"] = ck.integer(p["per_class"], "protocol.per_class", low=1, high=10**9)
+        kw["per_class"] = ck.integer(p["per_class"], f"{path}.per_class", low=1, high=10**9)
     if "timeout_s" in p and p["timeout_s"] is not None:
-        kw["timeout_s"] = float(ck.number(p["timeout_s"], "protocol.timeout_s", low=0.001))
+        kw["timeout_s"] = float(ck.number(p["timeout_s"], f"{path}.timeout_s", low=0.001))
     proto = Protocol(**kw)
     if (
         isinstance(proto.train_size, float)
         and isinstance(proto.test_size, float)
         and proto.train_size + proto.test_size > 1.0
     ):
-        raise ck.fail("protocol.test_size", "train_size + test_size must not exceed 1")
+        raise ck.fail(f"{path}.test_size", "train_size + test_size must not exceed 1")
     return proto
 
 
@@ -343,7 +344,9 @@ def _default_dataset_checker(name: str, options: dict[str, Any]) -> str:
     return entry.name
 
 
-def _parse_datasets(ck: _Checker, raw: Any, check: bool, checker: Any) -> tuple[DatasetSpec, ...]:
+def _parse_datasets(
+    ck: _Checker, raw: Any, check: bool, checker: Any, raw_protocol: Any = None
+) -> tuple[DatasetSpec, ...]:
     if not isinstance(raw, list) or not raw:
         raise ck.fail("datasets", f"expected a non-empty list of dataset names, got {_show(raw)}")
     checker = checker or _default_dataset_checker
@@ -351,6 +354,7 @@ def _parse_datasets(ck: _Checker, raw: Any, check: bool, checker: Any) -> tuple[
     labels: set[str] = set()
     for i, item in enumerate(raw):
         path = f"datasets[{i}]"
+        protocol = None
         if isinstance(item, str):
             name, label, options = item, item, {}
         else:
@@ -362,6 +366,11 @@ def _parse_datasets(ck: _Checker, raw: Any, check: bool, checker: Any) -> tuple[
             label = d.get("label", name)
             options = ck.mapping(d.get("options", {}) or {}, f"{path}.options")
             _check_plain(ck, options, f"{path}.options")
+            if d.get("protocol") is not None:  # per-dataset overrides of the spec's protocol
+                overrides = ck.mapping(d["protocol"], f"{path}.protocol")
+                ck.known_keys(overrides, PROTOCOL_KEYS - {"seed"}, f"{path}.protocol")
+                base = raw_protocol if isinstance(raw_protocol, Mapping) else {}
+                protocol = _parse_protocol(ck, {**base, **overrides}, f"{path}.protocol")
         ck.string(name, path if isinstance(item, str) else f"{path}.name", pattern=_NAME_RE)
         ck.string(label, f"{path}.label", pattern=_NAME_RE)
         if check:
@@ -373,7 +382,7 @@ def _parse_datasets(ck: _Checker, raw: Any, check: bool, checker: Any) -> tuple[
         if label in labels:
             raise ck.fail(path, f"duplicate dataset label {label!r} (give one a distinct 'label')")
         labels.add(label)
-        out.append(DatasetSpec(name=name, label=label, options=options))
+        out.append(DatasetSpec(name=name, label=label, options=options, protocol=protocol))
     return tuple(out)
 
 

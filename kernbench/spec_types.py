@@ -75,6 +75,8 @@ class DatasetSpec:
     name: str
     label: str
     options: dict[str, Any] = field(default_factory=dict)
+    #: the spec's protocol with this dataset's overrides (``None``: the spec's protocol as is)
+    protocol: Protocol | None = None
 
 
 @dataclass(frozen=True)

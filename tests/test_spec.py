@@ -181,3 +181,34 @@ def test_round_trip_through_yaml_file(tmp_path):
     f = tmp_path / "s.yaml"
     f.write_text(yaml.safe_dump(GOOD, sort_keys=False))
     assert load_spec(f).methods == parse(GOOD).methods
+
+
+def test_per_dataset_protocol_overrides():
+    data = mutate(
+        lambda d: d["datasets"].__setitem__(
+            1,
+            {
+                "name": "twonorm",
+                "options": {"n_train": 60, "n_test": 100},
+                "protocol": {"preprocess": None, "n_realisations": 4},
+            },
+        )
+    )
+    spec = parse(data)
+    assert spec.datasets[0].protocol is None
+    own = spec.datasets[1].protocol
+    assert own.preprocess is None and own.n_realisations == 4
+    assert own.cv_folds == spec.protocol.cv_folds == 3 and own.seed == spec.protocol.seed
+    bad = mutate(
+        lambda d: d["datasets"].__setitem__(
+            0, {"name": "breast_cancer", "protocol": {"cv_folds": 0}}
+        )
+    )
+    with pytest.raises(SpecError) as info:
+        parse(bad)
+    assert info.value.path == "datasets[0].protocol.cv_folds"
+    seeded = mutate(
+        lambda d: d["datasets"].__setitem__(0, {"name": "breast_cancer", "protocol": {"seed": 1}})
+    )
+    with pytest.raises(SpecError, match="datasets\\[0\\].protocol.seed"):
+        parse(seeded)

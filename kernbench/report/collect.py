@@ -127,11 +127,19 @@ def load_experiment(results_dir: str | os.PathLike[str]) -> Experiment:
         )
 
     protocol = spec.get("protocol") or {}
-    if _only_existing(protocol):
+    # a dataset may override the spec's protocol (n_realisations, fallback, ...)
+    protocols = {
+        str(d.get("label")): d.get("protocol") or protocol
+        for d in spec.get("datasets") or []
+        if isinstance(d, dict)
+    }
+    if any(_only_existing(p) for p in [protocol, *protocols.values()]):
         notes += _drop_unavailable(chosen)
     datasets = _ordered(spec_datasets, {d for d, _ in chosen})
     methods = _ordered(spec_methods, {m for _, m in chosen})
-    expected = _expected_counts(protocol, datasets, chosen)
+    expected = {
+        d: _expected_counts(protocols.get(d, protocol), datasets, chosen)[d] for d in datasets
+    }
     return Experiment(
         directory=directory,
         name=str(spec.get("name") or directory.name),

@@ -258,10 +258,12 @@ def run_experiment(
     out = Path(out_dir) if out_dir is not None else default_out_dir(spec)
     t0 = time.perf_counter()
     cells = plan_cells(spec, realisations=realisations, only=only)
-    ensure_available(
-        sorted({c.dataset.name for c in cells}),
-        predefined=spec.protocol.realisations == "predefined",
-    )
+    for predefined in (False, True):
+        names = {
+            c.dataset.name for c in cells if (c.protocol.realisations == "predefined") is predefined
+        }
+        if names:
+            ensure_available(sorted(names), predefined=predefined)
     summary = RunSummary(out_dir=out, planned=len(cells))
     limit = timeout_s if timeout_s is not None else spec.protocol.timeout_s
     executor = CellExecutor(backend, jobs=jobs, scheduler=scheduler, timeout_s=limit)

@@ -81,14 +81,15 @@ def plan_cells(
     if fingerprint is None:
         from kernbench.datasets import dataset_fingerprint as fingerprint
     only = {k: [str(v) for v in vs] for k, vs in (only or {}).items() if vs}
-    n_real = spec.protocol.n_realisations
-    if realisations is not None:
-        n_real = min(n_real, realisations)
     seed = spec.protocol.seed
     cells: list[Cell] = []
     for ds in spec.datasets:
         if "dataset" in only and ds.label not in only["dataset"]:
             continue
+        protocol = ds.protocol or spec.protocol
+        n_real = protocol.n_realisations
+        if realisations is not None:
+            n_real = min(n_real, realisations)
         fp = fingerprint(ds.name, ds.options)
         for r in range(n_real):
             if "realisation" in only and str(r) not in only["realisation"]:
@@ -98,11 +99,11 @@ def plan_cells(
                     continue
                 cells.append(
                     Cell(
-                        cell_id=cell_identity(ds, r, m, spec.protocol, fp),
+                        cell_id=cell_identity(ds, r, m, protocol, fp),
                         dataset=ds,
                         realisation=r,
                         method=m,
-                        protocol=spec.protocol,
+                        protocol=protocol,
                         cv_seed=derive_seed(seed, ds.label, r, "cv"),
                         learner_seed=derive_seed(seed, ds.label, r, m.label),
                         fingerprint=fp,

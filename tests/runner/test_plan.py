@@ -1,0 +1,46 @@
+"""Planning: cell counts, filters, stable identities, per-dataset protocols."""
+
+from kernbench.runner.plan import parse_only, plan_cells
+from kernbench.spec import parse_spec
+
+SPEC = {
+    "name": "p",
+    "datasets": [
+        "breast_cancer",
+        {"name": "twonorm", "label": "tn", "protocol": {"n_realisations": 1, "preprocess": None}},
+    ],
+    "protocol": {"n_realisations": 3, "preprocess": "minmax", "cv_folds": 2},
+    "methods": {
+        "A": {"estimator": "adaboost", "grid": {"n_estimators": [5, 10]}},
+        "S": {"estimator": "svm_stump"},
+    },
+}
+
+
+def fp(name, options):
+    return f"fp-{name}"
+
+
+def test_counts_filters_and_per_dataset_protocols():
+    spec = parse_spec(SPEC, file="p.yaml")
+    cells = plan_cells(spec, fingerprint=fp)
+    assert len(cells) == 3 * 2 + 1 * 2
+    tn = [c for c in cells if c.dataset.label == "tn"]
+    assert {c.protocol.preprocess for c in tn} == {None}
+    assert {c.protocol.preprocess for c in cells if c.dataset.label != "tn"} == {"minmax"}
+    capped = plan_cells(spec, fingerprint=fp, realisations=1, only=parse_only(["method=A"]))
+    assert [(c.dataset.label, c.realisation, c.method.label) for c in capped] == [
+        ("breast_cancer", 0, "A"),
+        ("tn", 0, "A"),
+    ]
+
+
+def test_identity_is_stable_and_sensitive():
+    spec = parse_spec(SPEC, file="p.yaml")
+    ids = [c.cell_id for c in plan_cells(spec, fingerprint=fp)]
+    assert ids == [c.cell_id for c in plan_cells(spec, fingerprint=fp)]
+    assert len(set(ids)) == len(ids)
+    changed = parse_spec({**SPEC, "protocol": {**SPEC["protocol"], "cv_folds": 3}}, file="p.yaml")
+    assert not set(ids) & {c.cell_id for c in plan_cells(changed, fingerprint=fp)}
+    other_fp = plan_cells(spec, fingerprint=lambda n, o: "other")
+    assert not set(ids) & {c.cell_id for c in other_fp}
