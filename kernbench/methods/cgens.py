@@ -43,7 +43,13 @@ class CGENS(ColumnGenerationClassifier):
     solver_tol : float, default=1e-3
         Projected-gradient tolerance of each restricted solve (1e-8 for invariant checks).
     solver_max_epochs : int, default=1000
-        Epoch cap of each restricted solve.
+        Epoch cap of each restricted solve (of the final one when ``solver_inner_epochs`` is set).
+    solver_inner_epochs : int or None, default=None
+        Inexact column generation: cap the intermediate restricted solves at this many epochs
+        (``exact``: this many · m SMO steps); the final solve gets ``solver_tol`` and
+        ``solver_max_epochs``, and a "converged" stop is only accepted after a full solve (the
+        pricing is repeated at the fully solved α). The path ``coef_path_`` holds the inexact
+        iterates except its last entry. None: every solve gets the full budget.
     gap_trace : bool, default=True
         With stumps, trace Claim 4.1's gap ½Σ_{j∉𝒲}(Σ_i y_i α_i h_j(x_i))² over the canonical set.
     random_state : int, RandomState or None, default=None
@@ -53,7 +59,8 @@ class CGENS(ColumnGenerationClassifier):
     ----------
     classes_, learners_, coef_ (w), intercept_ (b), coef_path_, intercept_path_, n_iter_,
     stop_reason_, trace_ (objective, gap, restricted_gap, score, train_error, time_s, solver_stop,
-    ...), dual_coef_ (α at the end), model_size_.
+    ...), dual_coef_ (α at the end), final_objective_ (restricted primal (1) of the final
+    model), model_size_.
     """
 
     _parameter_constraints: dict = {
@@ -66,6 +73,7 @@ class CGENS(ColumnGenerationClassifier):
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "solver_tol": [Interval(Real, 0, None, closed="neither")],
         "solver_max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "solver_inner_epochs": [Interval(Integral, 1, None, closed="left"), None],
         "gap_trace": ["boolean"],
         "random_state": ["random_state"],
     }
@@ -84,6 +92,7 @@ class CGENS(ColumnGenerationClassifier):
         sigma: float = 1.0,
         solver_tol: float = 1e-3,
         solver_max_epochs: int = 1000,
+        solver_inner_epochs: int | None = None,
         gap_trace: bool = True,
         random_state=None,
     ) -> None:
@@ -96,6 +105,7 @@ class CGENS(ColumnGenerationClassifier):
         self.sigma = sigma
         self.solver_tol = solver_tol
         self.solver_max_epochs = solver_max_epochs
+        self.solver_inner_epochs = solver_inner_epochs
         self.gap_trace = gap_trace
         self.random_state = random_state
 
@@ -114,6 +124,7 @@ class CGENS(ColumnGenerationClassifier):
             alpha0=self.C / 2.0,
             seed=int(self._rng.integers(2**31 - 1)),
         )
+        self._inexact = False  # α comes from a capped (inner) solve
         self._gap_index = None
         if self.gap_trace and self._stump_ids is not None:
             self._gap_index = self._stump_ids.first  # the canonical stump set
@@ -127,8 +138,22 @@ class CGENS(ColumnGenerationClassifier):
     def _add_columns(self, picks: Sequence[Pick]) -> None:
         self._svm.add_columns(np.column_stack([p.column for p in picks]))
 
+    def _price(self, g: np.ndarray) -> list[Pick]:
+        picks = super()._price(g)
+        if self._inexact and max(p.score for p in picks) <= self._eps:
+            # Alg. 1 line 4 on an inexact α proves nothing: finish the solve and price again
+            self._svm.solve()
+            self._inexact = False
+            self._refresh_last_step()
+            self._alpha_price = self._svm.alpha
+            picks = super()._price(self._pricing_weights())
+        return picks
+
     def _solve_master(self) -> MasterStep:
-        info = self._svm.solve()  # Alg. 1 line 6, warm start from the previous α
+        inner = self.solver_inner_epochs
+        # Alg. 1 line 6, warm start from the previous α (capped at `inner` epochs if inexact)
+        info = self._svm.solve(max_epochs=inner) if inner is not None else self._svm.solve()
+        self._inexact = inner is not None and info.stop_rule != "tol"
         self._alpha_price = self._svm.alpha
         return MasterStep(
             objective=info.primal,
@@ -154,6 +179,20 @@ class CGENS(ColumnGenerationClassifier):
     def _coefficients(self) -> tuple[np.ndarray, float]:
         return self._svm.w, self._svm.b
 
+    def _refresh_last_step(self) -> None:
+        """Replace the last path entry (and coef_) by the current, fully solved (w, b)."""
+        if self.coef_path_:
+            self.coef_path_[-1] = self._svm.w
+            self.intercept_path_[-1] = np.array(self._svm.b, dtype=np.float64)
+        self.final_objective_ = self._svm.primal_objective()
+
     def _finish_fit(self) -> None:
+        if self._inexact:  # the final restricted solve is a full one
+            self._svm.solve()
+            self._inexact = False
+            self._refresh_last_step()
+        if self.coef_path_:
+            self.coef_, self.intercept_ = self.coef_path_[-1], self.intercept_path_[-1]
+        self.final_objective_ = self._svm.primal_objective()
         self.dual_coef_ = self._svm.alpha.copy()
         del self._svm

@@ -149,3 +149,38 @@ def test_labels_and_staged_path():
     np.testing.assert_allclose(errs, est.trace_["train_error"])
     with pytest.raises(ValueError, match="Only binary"):
         CGENS().fit(X, np.arange(X.shape[0]) % 3)
+
+
+@pytest.mark.parametrize("bias_mode", ["exact", "liblinear"])
+def test_inexact_inner_solves_end_at_the_full_solution(bias_mode):
+    """Capped intermediate solves (inexact CG): the final model is still the full optimum."""
+    X, y = _toy(seed=5)
+    C = 1.0
+    ys = np.where(y > 0, 1.0, -1.0)
+    if bias_mode == "exact":  # converged: equals the SVM on the full stump matrix (cvxpy)
+        est = CGENS(C=C, solver_inner_epochs=1, **TIGHT).fit(X, y)
+        assert est.stop_reason_ == "converged"
+        assert "max_epochs" in est.trace_["solver_stop"]  # some solves really were inexact
+        H_full, _ = StumpSpace(X, include_constant=False).full_matrix()
+        ref, dec_ref = _full_svm(H_full, ys, C)
+        assert est.final_objective_ == pytest.approx(ref, rel=1e-6)
+        np.testing.assert_allclose(est.decision_function(X), dec_ref, atol=1e-5)
+    else:  # stopped by max_iter: the final restricted problem is solved to the tolerance
+        est = CGENS(
+            C=C,
+            bias_mode="liblinear",
+            max_iter=25,
+            solver_inner_epochs=2,
+            solver_tol=1e-10,
+            solver_max_epochs=10**5,
+        ).fit(X, y)
+        assert est.trace_["solver_stop"].count("max_epochs") > 0
+        H_W = est._learner_matrix(X)
+        w, b = cp.Variable(H_W.shape[1]), cp.Variable()
+        obj = 0.5 * cp.sum_squares(w) + 0.5 * cp.square(b)
+        obj = obj + C * cp.sum(cp.pos(1 - cp.multiply(ys, H_W @ w + b)))
+        ref = cp.Problem(cp.Minimize(obj)).solve(solver="CLARABEL")
+        assert est.final_objective_ == pytest.approx(ref, rel=1e-6)
+    np.testing.assert_array_equal(est.coef_, est.coef_path_[-1])
+    staged = list(est.staged_decision_function(X))
+    np.testing.assert_allclose(staged[-1], est.decision_function(X))
