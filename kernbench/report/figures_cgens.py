@@ -13,6 +13,7 @@ helpers produce those arrays with kernbench's estimators:
 Usage::
 
     python -m kernbench.report.figures_cgens fig1 --out results/cgens_fig1.png
+    python -m kernbench.report.figures_cgens fig2   # from the benchmark CSV
 
 Figures use :class:`matplotlib.figure.Figure` (Agg canvas, no pyplot state).
 """
@@ -161,13 +162,52 @@ def plot_fig5(freqs: Mapping[str, np.ndarray], path: str | Path) -> Path:
     return _save(fig, path)
 
 
+def read_timing_csv(csv_path: str | Path) -> dict[str, dict[int, float]]:
+    """Benchmark CSV rows -> {"<method> (m = <n_train>)": {iterations: time_s}}."""
+    import csv
+
+    curves: dict[str, dict[int, float]] = {}
+    with Path(csv_path).open() as f:
+        for row in csv.DictReader(f):
+            key = f"{row['method']} (m = {row['n_train']})"
+            curves.setdefault(key, {})[int(row["iterations"])] = float(row["time_s"])
+    return curves
+
+
+def fig2_from_csv(csv_path: str | Path, path: str | Path) -> Path:
+    """Fig. 2 (time vs iterations, log scale) from ``bench_cgens_vs_lpboost.py``'s CSV.
+
+    One curve per (method, training size) row group of the CSV.
+    """
+    curves = read_timing_csv(csv_path)
+    fig = Figure(figsize=(6, 3.6))
+    ax = fig.subplots()
+    for name, pts in curves.items():
+        its = sorted(pts)
+        ax.semilogy(its, [pts[i] for i in its], marker="o", label=name)
+    ax.set_xlabel("iterations")
+    ax.set_ylabel("training time (s)")
+    ax.legend(fontsize=6)
+    ax.set_title("pendigits odd vs even, stumps, C = 1", fontsize=8)
+    return _save(fig, path)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("figure", choices=["fig1"])
-    ap.add_argument("--out", default="results/cgens_fig1.png")
+    ap.add_argument("figure", choices=["fig1", "fig2"])
+    ap.add_argument("--out", default=None, help="PNG path (default results/cgens_<figure>.png)")
+    ap.add_argument(
+        "--csv",
+        default="benchmarks/results/bench_cgens_vs_lpboost.csv",
+        help="fig2: the benchmark CSV",
+    )
     args = ap.parse_args(argv)
+    out = args.out or f"results/cgens_{args.figure}.png"
+    if args.figure == "fig2":
+        print(fig2_from_csv(args.csv, out))
+        return
     d = compute_fig1()
-    print(plot_fig1(d["X"], d["y"], d["grid"], d["curves"], args.out))
+    print(plot_fig1(d["X"], d["y"], d["grid"], d["curves"], out))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,25 @@
+"""Fig. 2 of the CGENS paper from the benchmark CSV (kernbench.report.figures_cgens)."""
+
+from __future__ import annotations
+
+from kernbench.report.figures_cgens import fig2_from_csv, read_timing_csv
+
+CSV = """method,n_train,iterations,time_s,repeats,ratio_vs_cgens_liblinear
+CGENS (liblinear bias),10000,100,2.5,1,1.0
+CGENS (liblinear bias),10000,250,9.0,1,1.0
+LPBoost (cvxpy/HiGHS),10000,100,300.0,1,120.0
+LPBoost (cvxpy/HiGHS),2000,100,40.0,1,
+"""
+
+
+def test_timing_csv_groups_by_method_and_size(tmp_path):
+    path = tmp_path / "bench.csv"
+    path.write_text(CSV)
+    curves = read_timing_csv(path)
+    assert curves == {
+        "CGENS (liblinear bias) (m = 10000)": {100: 2.5, 250: 9.0},
+        "LPBoost (cvxpy/HiGHS) (m = 10000)": {100: 300.0},
+        "LPBoost (cvxpy/HiGHS) (m = 2000)": {100: 40.0},
+    }
+    png = fig2_from_csv(path, tmp_path / "fig2.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
