@@ -119,6 +119,11 @@ def main() -> None:
         default=2000,
         help="also time CGENS and cvxpy-LPBoost at --iters on this many samples (0: skip)",
     )
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=Path(__file__).parent / "results" / "bench_cgens_vs_lpboost.csv",
+    )
     args = ap.parse_args()
     runs: list[tuple[str, int, int]] = [(name, args.n, args.iters) for name in methods(1)]
     runs = [(nm, n, args.cvxpy_iters if "cvxpy" in nm else it) for nm, n, it in runs]
@@ -165,7 +170,7 @@ def main() -> None:
                 f"{row['method']:28s} n={row['n_train']:6d} J={row['iterations']:4d}: "
                 f"{row['ratio_vs_cgens_liblinear']:8.1f}x"
             )
-    out = Path(__file__).parent / "results" / "bench_cgens_vs_lpboost.csv"
+    out = args.out
     out.parent.mkdir(exist_ok=True)
     with out.open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
