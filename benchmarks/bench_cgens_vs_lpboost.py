@@ -49,7 +49,7 @@ def methods(iters: int) -> dict[str, object]:
     # CGENS: warm-started LIBLINEAR-style dual CD, tol 0.1 (LIBLINEAR's default) and a 50-epoch cap
     # per restricted solve (at C = 1 the tolerance is rarely met: METHODS §0.6; the cap fired is
     # counted in the printout). The exact-bias SMO is not timed here: without the m × m Gram matrix
-    # (m = 10⁴) each pair update costs O(m·J) (see docs/cgens.md).
+    # (m = 10⁴) each pair update costs O(m·J) (see README.md (CGENS and LPBoost)).
     return {
         "CGENS (liblinear bias)": CGENS(
             C=1.0,
