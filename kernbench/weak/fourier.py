@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernbench.weak.base import ColumnSet, Pick
-from kernbench.weak.perceptron import _stack, pick_from_candidates
+from kernbench.weak.perceptron import SampledSpace, _stack
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ class FourierFeature:
         return pol * np.cos(np.asarray(X, dtype=np.float64) @ Theta - kappa)
 
 
-class FourierSpace:
+class FourierSpace(SampledSpace):
     """Random Fourier features on a training set.
 
     Parameters
@@ -51,6 +50,9 @@ class FourierSpace:
     random_state : int, Generator or None
         Default generator when :meth:`best` gets no ``rng``.
     """
+
+    _transform = np.cos
+    _learner = FourierFeature
 
     def __init__(
         self, X: np.ndarray, sigma: float = 1.0, n_candidates: int = 2000, random_state=None
@@ -70,22 +72,3 @@ class FourierSpace:
         Theta = rng.standard_normal((self.X.shape[1], P)) / self.sigma
         kappa = rng.uniform(0.0, 2.0 * np.pi, size=P)
         return Theta, kappa
-
-    def best(
-        self,
-        g: np.ndarray,
-        *,
-        absolute: bool = False,
-        exclude: ColumnSet | None = None,
-        rng: np.random.Generator | None = None,
-    ) -> Pick:
-        """Best of P fresh Fourier features under Σ g_i h(x_i) (``absolute``: its modulus)."""
-        rng = self._rng if rng is None else rng
-        g = np.asarray(g, dtype=np.float64)
-        while True:
-            Theta, kappa = self.sample(rng)
-            pick = pick_from_candidates(
-                self.X, g, Theta, kappa, np.cos, FourierFeature, absolute=absolute, exclude=exclude
-            )
-            if pick is not None:
-                return pick

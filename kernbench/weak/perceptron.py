@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -101,7 +102,52 @@ def pick_from_candidates(
     return None
 
 
-class PerceptronSpace:
+class SampledSpace:
+    """The oracle of the sampled spaces: the best of P fresh candidates (METHODS.md §0.4).
+
+    Subclasses implement ``sample(rng, P) -> (Θ, κ)`` and set ``_transform`` (the activation of
+    θᵀx − κ) and ``_learner`` (the learner class built from (θ, κ, polarity)).
+    """
+
+    X: np.ndarray
+    _rng: np.random.Generator
+    _transform: Any
+    _learner: Any
+
+    def sample(
+        self, rng: np.random.Generator, P: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def best(
+        self,
+        g: np.ndarray,
+        *,
+        absolute: bool = False,
+        exclude: ColumnSet | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> Pick:
+        """Best of P fresh candidates under Σ g_i h(x_i) (``absolute``: its modulus)."""
+        rng = self._rng if rng is None else rng
+        g = np.asarray(g, dtype=np.float64)
+        cls = type(self)
+        while True:  # redraw in the (practically impossible) case that every candidate is excluded
+            Theta, kappa = self.sample(rng)
+            pick = pick_from_candidates(
+                self.X,
+                g,
+                Theta,
+                kappa,
+                cls._transform,
+                cls._learner,
+                absolute=absolute,
+                exclude=exclude,
+            )
+            if pick is not None:
+                return pick
+
+
+class PerceptronSpace(SampledSpace):
     """Random perceptrons on a training set (METHODS.md §0.2, §0.4).
 
     Parameters
@@ -113,6 +159,9 @@ class PerceptronSpace:
     random_state : int, Generator or None
         Default generator when :meth:`best` gets no ``rng``.
     """
+
+    _transform = staticmethod(sign_pm1)
+    _learner = Perceptron
 
     def __init__(self, X: np.ndarray, n_candidates: int = 2000, random_state=None) -> None:
         self.X = np.ascontiguousarray(X, dtype=np.float64)
@@ -129,22 +178,3 @@ class PerceptronSpace:
         Theta /= np.linalg.norm(Theta, axis=0, keepdims=True)
         kappa = rng.uniform(-self.R, self.R, size=P)
         return Theta, kappa
-
-    def best(
-        self,
-        g: np.ndarray,
-        *,
-        absolute: bool = False,
-        exclude: ColumnSet | None = None,
-        rng: np.random.Generator | None = None,
-    ) -> Pick:
-        """Best of P fresh perceptrons under Σ g_i h(x_i) (``absolute``: its modulus)."""
-        rng = self._rng if rng is None else rng
-        g = np.asarray(g, dtype=np.float64)
-        while True:  # redraw in the (practically impossible) case that every candidate is excluded
-            Theta, kappa = self.sample(rng)
-            pick = pick_from_candidates(
-                self.X, g, Theta, kappa, sign_pm1, Perceptron, absolute=absolute, exclude=exclude
-            )
-            if pick is not None:
-                return pick
