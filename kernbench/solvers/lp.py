@@ -123,7 +123,6 @@ class IncrementalLPMaster:
         # from it directly; HiGHS's default dual simplex had to repair dual feasibility first
         # (4.5x more time at m = 3000, 150 columns, benchmarks/bench_cgens_vs_lpboost.py data)
         h.setOptionValue("simplex_strategy", 4)
-        h.setOptionValue("threads", 1)
         if time_limit is not None:
             h.setOptionValue("time_limit", float(time_limit))
         inf = highspy.kHighsInf
