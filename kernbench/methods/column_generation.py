@@ -351,6 +351,10 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
             trace["solver_stop"].append(step.solver_stop)
             for key, value in step.extra.items():
                 trace[key].append(value)
+            reason = self._should_stop(step)
+            if reason is not None:
+                self.stop_reason_ = reason
+                break
         self.n_iter_ = len(self.coef_path_)
         self.trace_ = dict(trace)
         if self.n_iter_:
@@ -364,6 +368,10 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         self._finish_fit()
         del self._H, self._space, self._selected, self._stump_ids
         return self
+
+    def _should_stop(self, step: MasterStep) -> str | None:
+        """Hook after each restricted solve: a stop reason (e.g. the objective stalled) or None."""
+        return None
 
     def _finish_fit(self) -> None:
         """Hook after the loop (e.g. drop large solver state)."""

@@ -125,9 +125,11 @@ class MultiBoost(ColumnGenerationClassifier):
         return [Pick(space.stump(index, sign), column, float(best[entry]))]
 
     def _stop_threshold(self) -> float:
-        if self._stalled:
-            return np.inf  # the relative objective change fell below rel_tol last iteration
         return 1.0 + float(self.tol)  # no dual constraint (3b) violated by more than ε
+
+    def _should_stop(self, step: MasterStep) -> str | None:
+        # the relative change of the primal objective fell below rel_tol (METHODS §8.3 step 7)
+        return "objective_stalled" if self._stalled else None
 
     def _add_columns(self, picks: Sequence[Pick]) -> None:
         self._group_used[self._groups[self._picked[-1]]] = True
@@ -163,7 +165,5 @@ class MultiBoost(ColumnGenerationClassifier):
         return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
 
     def _finish_fit(self) -> None:
-        if self.stop_reason_ == "converged" and self._stalled:
-            self.stop_reason_ = "objective_stalled"
         self.dual_coef_ = self._lam
         del self._lam, self._U, self._W, self._y
