@@ -48,3 +48,26 @@ def test_empty_master_has_alpha_equal_C():
     res = IncrementalLPMaster(y, 0.3).solve()
     np.testing.assert_allclose(res.alpha, 0.3)
     np.testing.assert_allclose(res.xi, 1.0)
+
+
+def test_incremental_master_works_after_another_highs_solve_in_the_process():
+    """HiGHS's global scheduler is created by the first solve in a process; the LPBoost master
+    must not ask for a different thread count afterwards (run() then fails, status 'not set')."""
+    import subprocess
+    import sys
+
+    code = """
+import highspy, numpy as np
+from kernbench.methods import LPBoost
+first = highspy.Highs(); first.setOptionValue("output_flag", False)
+inf = highspy.kHighsInf
+first.addCols(1, np.ones(1), np.zeros(1), np.full(1, inf), 0, [], [], [])
+first.run()
+rng = np.random.default_rng(0)
+X = rng.normal(size=(60, 3)); y = np.where(X[:, 0] + 0.3 * rng.normal(size=60) > 0, 1, -1)
+model = LPBoost(C=1.0, max_iter=20, solver="highs").fit(X, y)
+print(model.n_iter_)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout.split()[-1]) >= 1
