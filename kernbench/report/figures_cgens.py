@@ -30,16 +30,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle
 
+from kernbench.datasets.generators import circle
 from kernbench.methods.adaboost import AdaBoost
 from kernbench.methods.cgens import CGENS
 
 TOY_RADIUS = float(np.sqrt(2 * np.log(2)))  # the median of ||x|| for x ~ N(0, I₂): balanced
-
-
-def toy_circle(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """n points x ~ N(0, I₂); label +1 outside the radius √(2 ln 2), −1 inside."""
-    X = np.random.default_rng(seed).standard_normal((n, 2))
-    return X, np.where(np.linalg.norm(X, axis=1) > TOY_RADIUS, 1, -1)
 
 
 def _save(fig: Figure, path: str | Path) -> Path:
@@ -59,8 +54,8 @@ def compute_fig1(
     n_train: int = 500, n_test: int = 5000, C: float = 10.0, T: int = 200, seed: int = 0
 ) -> dict[str, Any]:
     """Fit CGENS (stumps, C = 10) and AdaBoost on the toy data; errors along the iterations."""
-    X, y = toy_circle(n_train, seed)
-    Xt, yt = toy_circle(n_test, seed + 1)
+    X, y = circle(n_train, np.random.default_rng(seed), TOY_RADIUS)  # the dataset `circle`
+    Xt, yt = circle(n_test, np.random.default_rng(seed + 1), TOY_RADIUS)
     out: dict[str, Any] = {"X": X, "y": y, "curves": {}}
     for name, est in {
         "CGENS": CGENS(C=C, max_iter=T),
