@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.base import IterativeMixin, KernbenchClassifier
@@ -165,16 +164,7 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        y_type = type_of_target(y, input_name="y", raise_unknown=True)
-        if y_type != "binary":
-            raise ValueError(
-                "Only binary classification is supported. The type of the target is "
-                f"{y_type}. (Multi-class boosting: AdaBoost.MH/ECC/MO.)"
-            )
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        if self.classes_.size != 2:
-            raise ValueError(f"AdaBoost needs 2 classes in y; got {self.classes_.size} class.")
+        X, y, y_index = self._check_training_data(X, y, binary_only=True)
         y_pm = 2.0 * y_index - 1.0  # +1 <-> classes_[1]
         rng = _as_generator(self.random_state)
         start = perf_counter()

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import validate_data
 
 
@@ -108,8 +108,11 @@ class KernbenchClassifier(ClassifierMixin, BaseEstimator):
     coefficients otherwise.
     """
 
-    def _check_training_data(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Validate ``(X, y)`` for ``fit`` and set ``classes_``.
+    def _check_training_data(
+        self, X: Any, y: Any, *, binary_only: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Validate ``(X, y)`` for ``fit`` and set ``classes_`` (``binary_only``: refuse other
+        targets with scikit-learn's expected message).
 
         Returns
         -------
@@ -120,6 +123,13 @@ class KernbenchClassifier(ClassifierMixin, BaseEstimator):
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
+        if binary_only:
+            y_type = type_of_target(y, input_name="y", raise_unknown=True)
+            if y_type != "binary":
+                raise ValueError(
+                    "Only binary classification is supported. The type of the target is "
+                    f"{y_type} ({type(self).__name__}; multi-class: AdaBoost.MH/ECC, CGENS-SLS)."
+                )
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError(

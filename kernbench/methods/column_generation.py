@@ -50,7 +50,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from kernbench.methods.base import IterativeMixin, KernbenchClassifier
@@ -287,17 +286,7 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         self
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        y_type = type_of_target(y, input_name="y", raise_unknown=True)
-        if self._binary_only and y_type != "binary":
-            raise ValueError(
-                f"Only binary classification is supported by {type(self).__name__}. "
-                f"The type of the target is {y_type}."
-            )
-        self.classes_ = np.unique(y)
-        if self.classes_.size < 2:
-            raise ValueError("need samples of at least 2 classes; got 1 class")
+        X, y, _ = self._check_training_data(X, y, binary_only=self._binary_only)
         seed = getattr(self, "random_state", None)
         self._rng = np.random.default_rng(check_random_state(seed).randint(np.iinfo(np.int32).max))
         m = X.shape[0]
