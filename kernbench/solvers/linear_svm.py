@@ -277,7 +277,7 @@ class RestrictedLinearSVM:
         down the class with the larger total.
     gram_max_rows : int
         ``exact`` mode keeps the m × m Gram matrix when m ≤ this, else computes kernel rows on
-        the fly.
+        the fly (``liblinear`` mode never keeps it: its dual CD works on the columns).
     seed : int
         Seed of the coordinate order (``liblinear``).
 
@@ -318,7 +318,7 @@ class RestrictedLinearSVM:
             self.alpha = feasible_alpha(self.alpha, self.y)
         self._Phi = np.zeros((m, 16))
         self._J = 0
-        self._use_gram = m <= gram_max_rows
+        self._use_gram = bias_mode == "exact" and m <= gram_max_rows  # dual CD never reads it
         self._K = np.zeros((m, m)) if self._use_gram else np.zeros((1, 1))
         self._diag = np.zeros(m)
         self._w = np.zeros(1)  # J entries + the liblinear bias slot
