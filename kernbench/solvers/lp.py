@@ -1,16 +1,26 @@
-"""LPBoost's restricted master (4)/(5) of the CGENS paper, by two back ends.
+"""LPBoost's restricted masters, in two forms and by two back ends.
 
-Primal (4): min_{w≥0, ξ≥0} 1ᵀw + C·1ᵀξ  s.t.  y_i Σ_j H_ij w_j + ξ_i ≥ 1  (i = 1..m).
-Dual (5):   max 1ᵀα  s.t.  0 ≤ α ≤ C,  Σ_i y_i α_i H_ij ≤ 1  (j = 1..J).
+C-form, (4)/(5) of the CGENS paper:
 
-* :func:`solve_lpboost_cvxpy` builds the LP afresh through cvxpy (any installed LP solver; HiGHS by
-  default) and reads α from the margin constraints' duals.
-* :class:`IncrementalLPMaster` keeps one HiGHS model alive: each new weak learner is one ``addCol``
-  (a new primal variable = a new dual constraint), and the next ``run`` restarts the primal
-  simplex from the previous optimal basis (still primal feasible: the new variable enters at 0).
-  The fast path.
+    primal (4): min_{w≥0, ξ≥0} 1ᵀw + C·1ᵀξ  s.t.  y_i Σ_j H_ij w_j + ξ_i ≥ 1  (i = 1..m),
+    dual (5):   max 1ᵀα  s.t.  0 ≤ α ≤ C,  Σ_i y_i α_i H_ij ≤ 1  (j = 1..J).
 
-Both return an :class:`LPResult` with the primal (w, ξ), the dual α and both objective values.
+ν-form, the soft-margin LP of Demiriz, Bennett & Shawe-Taylor (2002), D = 1/(ν·m), ν ∈ (0, 1]:
+
+    primal: max_{ρ, a≥0, ξ≥0} ρ − D·1ᵀξ  s.t.  y_i Σ_j H_ij a_j + ξ_i ≥ ρ  (i = 1..m),  1ᵀa = 1,
+    dual:   min_{u, β} β  s.t.  Σ_i u_i y_i H_ij ≤ β  (j = 1..J),  1ᵀu = 1,  0 ≤ u ≤ D.
+
+A ν-form optimum (a*, ρ*) with ρ* > 0 gives w = a*/ρ*, an optimum of (4) with C = D/ρ*.
+
+* :func:`solve_lpboost_cvxpy` / :func:`solve_lpboost_nu_cvxpy` build the LP afresh through cvxpy
+  (any installed LP solver; HiGHS by default) and read the duals from the constraints.
+* :class:`IncrementalLPMaster` / :class:`IncrementalNuLPMaster` keep one HiGHS model alive: each new
+  weak learner is one ``addCol`` (a new primal variable = a new dual constraint), and the next
+  ``run`` restarts the primal simplex from the previous optimal basis (still primal feasible: the
+  new variable enters at 0). The fast path.
+
+The C-form returns an :class:`LPResult`, the ν-form a :class:`NuLPResult`; both carry the primal
+solution, the dual solution and both objective values.
 """
 
 from __future__ import annotations
@@ -163,6 +173,191 @@ class IncrementalLPMaster:
             alpha=alpha,
             primal=float(w.sum() + self.C * xi.sum()),
             dual=float(alpha.sum()),
+            status="optimal",
+            n_iter=int(h.getInfo().simplex_iteration_count),
+        )
+
+
+@dataclass(frozen=True)
+class NuLPResult:
+    """Solution of the restricted ν-form LPBoost master (Demiriz et al. 2002).
+
+    Attributes
+    ----------
+    a : ndarray of shape (J,)
+        Column weights (≥ 0, summing to 1).
+    xi : ndarray of shape (m,)
+        Slacks (≥ 0).
+    rho : float
+        The soft margin ρ.
+    u : ndarray of shape (m,)
+        Dual variables of the margin constraints, 0 ≤ u ≤ D, 1ᵀu = 1.
+    beta : float
+        Dual variable of 1ᵀa = 1: the largest edge Σ_i u_i y_i H_ij over the restricted columns.
+    primal, dual : float
+        ρ − D·1ᵀξ and β (equal at an optimum: strong duality).
+    status : str
+        The back end's status string ("optimal" when solved).
+    n_iter : int
+        Simplex iterations of this call (0 when the back end does not report them).
+    """
+
+    a: np.ndarray
+    xi: np.ndarray
+    rho: float
+    u: np.ndarray
+    beta: float
+    primal: float
+    dual: float
+    status: str
+    n_iter: int = 0
+
+
+def solve_lpboost_nu_cvxpy(
+    H: np.ndarray, y: np.ndarray, D: float, solver: str = "HIGHS"
+) -> NuLPResult:
+    """Solve the ν-form LPBoost primal on the columns H (m × J) with cvxpy.
+
+    Parameters
+    ----------
+    H : ndarray of shape (m, J)
+        Weak-learner outputs on the training points (J ≥ 1: 1ᵀa = 1 needs a column).
+    y : ndarray of shape (m,)
+        Labels in {−1, +1}.
+    D : float
+        Slack penalty 1/(ν·m); the LP is bounded for D·m ≥ 1 (ν ≤ 1).
+    solver : str
+        A cvxpy solver name (``"HIGHS"``, ``"CLARABEL"``, ``"SCIPY"``, ...).
+
+    Returns
+    -------
+    NuLPResult
+    """
+    import cvxpy as cp
+
+    m, J = H.shape
+    if J == 0:
+        raise ValueError("the ν-form master needs at least one column (1ᵀa = 1)")
+    a = cp.Variable(J, nonneg=True)
+    xi = cp.Variable(m, nonneg=True)
+    rho = cp.Variable()
+    margin = cp.multiply(y, H @ a) + xi >= rho
+    simplex = cp.sum(a) == 1
+    prob = cp.Problem(cp.Maximize(rho - D * cp.sum(xi)), [margin, simplex])
+    prob.solve(solver=solver)
+    if prob.status not in ("optimal", "optimal_inaccurate"):
+        raise RuntimeError(f"cvxpy/{solver} could not solve the ν-LPBoost master: {prob.status}")
+    u = np.clip(np.asarray(margin.dual_value, dtype=np.float64), 0.0, D)
+    # cvxpy's dual of 1ᵀa = 1 is β itself (the dual of a_j: Σ_i u_i y_i H_ij ≤ β; its sign is
+    # checked against HiGHS and against max_j of the edges in tests/solvers/test_lp.py)
+    beta = float(np.asarray(simplex.dual_value, dtype=np.float64))
+    av = np.maximum(np.asarray(a.value, dtype=np.float64), 0.0)
+    xv = np.maximum(np.asarray(xi.value, dtype=np.float64), 0.0)
+    rv = float(rho.value)
+    return NuLPResult(
+        a=av,
+        xi=xv,
+        rho=rv,
+        u=u,
+        beta=beta,
+        primal=rv - D * float(xv.sum()),
+        dual=beta,
+        status=str(prob.status),
+    )
+
+
+class IncrementalNuLPMaster:
+    """The ν-form LPBoost primal held in one HiGHS model and grown column by column.
+
+    Parameters
+    ----------
+    y : ndarray of shape (m,)
+        Labels in {−1, +1}.
+    D : float
+        Slack penalty 1/(ν·m) (the LP is bounded for D·m ≥ 1).
+    time_limit : float, optional
+        Per-solve HiGHS time limit in seconds.
+
+    Notes
+    -----
+    HiGHS minimises −ρ + D·1ᵀξ. Columns: ξ_1..ξ_m (cost D, ≥ 0), ρ (cost −1, free), then one a_j
+    (cost 0, ≥ 0) per ``add_column``. Rows: the m margin rows y_i Σ_j H_ij a_j + ξ_i − ρ ≥ 0, and
+    the row 1ᵀa = 1, which no point satisfies without a column, so it is added with the first
+    column (a_1 = 1 then makes the model feasible); every later ``addCol`` keeps the basis primal
+    feasible. Duals in HiGHS's convention (reduced cost = c − Aᵀ·row_dual): the margin rows give
+    u = row_dual ≥ 0 (the dual constraints of ρ and ξ_i give 1ᵀu = 1, u ≤ D), and the reduced cost
+    of a_j, −Σ_i u_i y_i H_ij − γ ≥ 0 with γ the dual of 1ᵀa = 1, gives β = −γ.
+    """
+
+    def __init__(self, y: np.ndarray, D: float, time_limit: float | None = None) -> None:
+        import highspy
+
+        self.y = np.asarray(y, dtype=np.float64)
+        self.D = float(D)
+        m = self.y.shape[0]
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("solver", "simplex")
+        h.setOptionValue("simplex_strategy", 4)  # primal simplex: see IncrementalLPMaster
+        if time_limit is not None:
+            h.setOptionValue("time_limit", float(time_limit))
+        inf = highspy.kHighsInf
+        idx = np.arange(m, dtype=np.int32)
+        h.addCols(m, np.full(m, self.D), np.zeros(m), np.full(m, inf), 0, [], [], [])  # ξ
+        h.addCol(-1.0, -inf, inf, 0, [], [])  # ρ
+        rows = np.r_[idx, idx].astype(np.int32)
+        cols = np.r_[idx, np.full(m, m)].astype(np.int32)
+        vals = np.r_[np.ones(m), -np.ones(m)]
+        order = np.lexsort((cols, rows))  # row-wise: ξ_i − ρ ≥ 0
+        starts = np.arange(0, 2 * m, 2, dtype=np.int32)
+        h.addRows(m, np.zeros(m), np.full(m, inf), 2 * m, starts, cols[order], vals[order])
+        self._h = h
+        self._inf = inf
+        self._m = m
+        self._J = 0
+
+    @property
+    def n_columns(self) -> int:
+        return self._J
+
+    def add_column(self, h_col: np.ndarray) -> None:
+        """Append a_J ≥ 0 (cost 0) with margin entries y_i·h_i and 1 in the row 1ᵀa = 1."""
+        vals = self.y * np.asarray(h_col, dtype=np.float64)
+        nz = np.flatnonzero(vals).astype(np.int32)
+        if self._J == 0:
+            self._h.addCol(0.0, 0.0, self._inf, nz.size, nz, vals[nz])
+            self._h.addRow(1.0, 1.0, 1, np.array([self._m + 1], dtype=np.int32), np.ones(1))
+        else:
+            idx = np.r_[nz, self._m].astype(np.int32)
+            self._h.addCol(0.0, 0.0, self._inf, idx.size, idx, np.r_[vals[nz], 1.0])
+        self._J += 1
+
+    def solve(self) -> NuLPResult:
+        """Re-optimise from the current basis; returns the primal and dual solution."""
+        if self._J == 0:
+            raise ValueError("the ν-form master needs at least one column (1ᵀa = 1)")
+        h = self._h
+        h.run()
+        status = h.modelStatusToString(h.getModelStatus()).lower()
+        if status != "optimal":
+            raise RuntimeError(f"HiGHS could not solve the ν-LPBoost master: {status}")
+        sol = h.getSolution()
+        m = self._m
+        col = np.asarray(sol.col_value, dtype=np.float64)
+        row_dual = np.asarray(sol.row_dual, dtype=np.float64)
+        xi = np.maximum(col[:m], 0.0)
+        rho = float(col[m])
+        a = np.maximum(col[m + 1 :], 0.0)
+        u = np.clip(row_dual[:m], 0.0, self.D)
+        beta = -float(row_dual[m])
+        return NuLPResult(
+            a=a,
+            xi=xi,
+            rho=rho,
+            u=u,
+            beta=beta,
+            primal=rho - self.D * float(xi.sum()),
+            dual=beta,
             status="optimal",
             n_iter=int(h.getInfo().simplex_iteration_count),
         )

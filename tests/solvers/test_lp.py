@@ -1,4 +1,5 @@
-"""LPBoost restricted-master back ends against scipy.optimize.linprog and each other."""
+"""LPBoost restricted-master back ends (C-form and ν-form) against scipy.optimize.linprog and each
+other."""
 
 from __future__ import annotations
 
@@ -6,7 +7,12 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from kernbench.solvers.lp import IncrementalLPMaster, solve_lpboost_cvxpy
+from kernbench.solvers.lp import (
+    IncrementalLPMaster,
+    IncrementalNuLPMaster,
+    solve_lpboost_cvxpy,
+    solve_lpboost_nu_cvxpy,
+)
 
 
 def _linprog_lpboost(H, y, C):
@@ -16,6 +22,20 @@ def _linprog_lpboost(H, y, C):
     res = linprog(c, A_ub=A_ub, b_ub=-np.ones(m), method="highs")
     assert res.status == 0
     return res.fun
+
+
+def _linprog_lpboost_nu(H, y, D):
+    """The ν-LP over x = (a, ξ, ρ): min −ρ + D·1ᵀξ, ρ − y_i H_i a − ξ_i ≤ 0, 1ᵀa = 1."""
+    m, J = H.shape
+    c = np.r_[np.zeros(J), D * np.ones(m), -1.0]
+    A_ub = np.c_[-y[:, None] * H, -np.eye(m), np.ones(m)]
+    A_eq = np.r_[np.ones(J), np.zeros(m + 1)][None, :]
+    bounds = [(0, None)] * (J + m) + [(None, None)]
+    res = linprog(
+        c, A_ub=A_ub, b_ub=np.zeros(m), A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs"
+    )
+    assert res.status == 0
+    return -res.fun
 
 
 def _data(seed=0, m=50, J=15):
@@ -50,6 +70,41 @@ def test_empty_master_has_alpha_equal_C():
     np.testing.assert_allclose(res.xi, 1.0)
 
 
+@pytest.mark.parametrize("nu", [0.05, 0.2, 0.6, 1.0])
+def test_nu_back_ends_match_linprog_on_identical_columns(nu):
+    H, y = _data(seed=2)
+    m = y.size
+    D = 1.0 / (nu * m)
+    master = IncrementalNuLPMaster(y, D)
+    for j in range(H.shape[1]):
+        master.add_column(H[:, j])
+        inc = master.solve()
+        Hj = H[:, : j + 1]
+        cvx = solve_lpboost_nu_cvxpy(Hj, y, D)
+        ref = _linprog_lpboost_nu(Hj, y, D)
+        assert inc.primal == pytest.approx(ref, rel=1e-9, abs=1e-9)
+        assert cvx.primal == pytest.approx(ref, rel=1e-7, abs=1e-7)
+        for res in (inc, cvx):
+            assert res.dual == pytest.approx(res.primal, rel=1e-7, abs=1e-9)  # strong duality
+            assert res.u.sum() == pytest.approx(1.0, abs=1e-9)
+            assert res.u.min() >= 0 and res.u.max() <= D + 1e-12
+            edges = Hj.T @ (y * res.u)
+            # β is the dual variable read from the row 1ᵀa = 1 (sign by convention): it must equal
+            # the dual objective max_j edge_j computed from u alone
+            assert res.beta == pytest.approx(edges.max(), abs=1e-8)
+            assert res.a.sum() == pytest.approx(1.0, abs=1e-9) and res.a.min() >= 0
+            assert np.all(y * (Hj @ res.a) + res.xi >= res.rho - 1e-8)  # primal feasibility
+            assert res.primal == pytest.approx(res.rho - D * res.xi.sum(), abs=1e-12)
+
+
+def test_nu_master_needs_a_column():
+    _, y = _data()
+    with pytest.raises(ValueError, match="at least one column"):
+        IncrementalNuLPMaster(y, 0.1).solve()
+    with pytest.raises(ValueError, match="at least one column"):
+        solve_lpboost_nu_cvxpy(np.zeros((y.size, 0)), y, 0.1)
+
+
 def test_incremental_master_works_after_another_highs_solve_in_the_process():
     """HiGHS's global scheduler is created by the first solve in a process; the LPBoost master
     must not ask for a different thread count afterwards (run() then fails, status 'not set')."""
@@ -66,7 +121,8 @@ first.run()
 rng = np.random.default_rng(0)
 X = rng.normal(size=(60, 3)); y = np.where(X[:, 0] + 0.3 * rng.normal(size=60) > 0, 1, -1)
 model = LPBoost(C=1.0, max_iter=20, solver="highs").fit(X, y)
-print(model.n_iter_)
+nu_model = LPBoost(nu=0.2, max_iter=20, solver="highs").fit(X, y)
+print(min(model.n_iter_, nu_model.n_iter_))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
