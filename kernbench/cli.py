@@ -325,7 +325,9 @@ def table(
 @_guard
 def plot(
     path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
-    kind: Annotated[str, typer.Option("--kind", help="trace | fig3 (multi-class)")] = "trace",
+    kind: Annotated[
+        str, typer.Option("--kind", help="trace | fig3 (multi-class) | fig5 (feature usage)")
+    ] = "trace",
     out_dir: Annotated[Path | None, typer.Option("--out", help="Directory for the PNGs.")] = None,
 ) -> None:
     """Draw figures from a results store (PNG).

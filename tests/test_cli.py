@@ -198,3 +198,27 @@ def test_plot_kinds_write_pngs_for_a_multiclass_run(tmp_path):
         pngs = sorted((tmp_path / kind).glob("*.png"))
         assert pngs and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
     assert runner.invoke(app, ["plot", str(out), "--kind", "pie"]).exit_code == 2
+
+
+def test_stump_ensembles_record_feature_usage_and_plot_fig5(tmp_path):
+    spec = {
+        "name": "fig5",
+        "datasets": ["breast_cancer"],
+        "protocol": {"n_realisations": 2, "train_size": 0.5, "cv_folds": 2},
+        "methods": {
+            "AdaBoost": {"estimator": "adaboost", "params": {"n_estimators": 10}},
+            "CGENS": {"estimator": "cgens", "params": {"max_iter": 10}},
+            "SVM": {"estimator": "svm_perc", "params": {"C": 1.0}},
+        },
+    }
+    out = tmp_path / "res"
+    res = runner.invoke(app, ["run", str(write_spec(tmp_path, spec)), "--out", str(out), "-j", "1"])
+    assert res.exit_code == 0, res.output
+    with Store(out) as store:
+        rows = store.rows()
+    usage = {r["method"]: (r["result"] or {}).get("feature_usage") for r in rows}
+    assert len(usage["AdaBoost"]) == len(usage["CGENS"]) == 30  # breast_cancer has 30 features
+    assert usage["SVM"] is None
+    res = runner.invoke(app, ["plot", str(out), "--kind", "fig5", "--out", str(tmp_path / "f5")])
+    assert res.exit_code == 0, res.output
+    assert [p.name for p in (tmp_path / "f5").glob("*.png")] == ["fig5_breast_cancer.png"]

@@ -33,7 +33,13 @@ from kernbench.methods.base import IterativeMixin, KernbenchClassifier
 from kernbench.methods.registry import register
 from kernbench.weak.perceptron import PerceptronSpace
 from kernbench.weak.rcd_perceptron import RCDPerceptronSpace
-from kernbench.weak.stumps import Stump, StumpSpace, predict_stumps, stump_arrays
+from kernbench.weak.stumps import (
+    Stump,
+    StumpSpace,
+    feature_usage,
+    predict_stumps,
+    stump_arrays,
+)
 
 #: δ in α = ½ ln((1 − ε + δ)/(ε + δ)) when a weak learner has zero weighted error (§4.1 step 2.3)
 ZERO_ERROR_DELTA = 1e-10
@@ -116,6 +122,8 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         (seconds since the start of ``fit``).
     model_size_ : int
         Number of weak learners.
+    feature_usage_ : ndarray of shape (n_features_in_,) or None
+        Fraction of the weak learners splitting on each feature (stumps only; None otherwise).
     """
 
     path_param = "n_estimators"
@@ -211,6 +219,7 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         self.estimator_weights_ = np.asarray(alphas, dtype=np.float64)
         self.n_iter_ = len(learners)
         self.model_size_ = len(learners)
+        self.feature_usage_ = feature_usage(learners, X.shape[1])
         self.trace_ = trace
         self.sample_weights_ = d  # d_{J+1}: the weights after the last update
         return self

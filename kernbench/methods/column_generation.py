@@ -28,7 +28,9 @@ CG-Boost) is the same loop over a *restricted master problem*:
   ``train_error``, ``time_s`` (cumulative fit time, pricing included), ``n_columns``,
   ``solver_iter`` and ``solver_stop`` (which stopping rule of the restricted solver fired), plus any
   ``MasterStep.extra`` entries; ``n_iter_``, ``stop_reason_`` ("converged" | "max_iter" |
-  "exhausted" (every column of a finite space selected) | "empty_space"), ``final_score_``.
+  "exhausted" (every column of a finite space selected) | "empty_space"), ``final_score_``;
+* ``feature_usage_``: the fraction of the learners splitting on each feature (stump spaces; None
+  for other weak learners), Shen & Liu Fig. 5.
 
 Optional hooks with defaults: ``_make_space`` (stump / perceptron / Fourier space from the
 ``weak_learner``, ``n_candidates``, ``sigma`` parameters; CG-Boost returns its kernel-column space),
@@ -61,6 +63,7 @@ from kernbench.weak.stumps import (
     SpaceExhaustedError,
     Stump,
     StumpSpace,
+    feature_usage,
     predict_stumps,
     stump_arrays,
 )
@@ -353,6 +356,7 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
             self.coef_ = np.array(W, dtype=np.float64)
             self.intercept_ = np.array(b, dtype=np.float64)
         self.model_size_ = len(self.learners_)
+        self.feature_usage_ = feature_usage(self.learners_, X.shape[1])  # Fig. 5 (stumps)
         self.fit_time_ = time.perf_counter() - t0
         self._finish_fit()
         del self._H, self._space, self._selected, self._stump_ids

@@ -1,11 +1,12 @@
 """Reports from a results store: paper-style tables, statistics and figures.
 
 ``build_table`` / ``render_table`` / ``write_table_md`` back ``kernbench table``;
-``plot_traces`` backs ``kernbench plot`` (kinds in ``PLOT_KINDS``: ``trace``, ``fig3``);
+``plot_traces`` backs ``kernbench plot`` (kinds in ``PLOT_KINDS``: ``trace``, ``fig3``, ``fig5``);
 ``summary_frame`` gives the numbers behind a table as a DataFrame.
 """
 
 from kernbench.report.figures import PLOT_KINDS, plot_traces, trace_figures
+from kernbench.report.figures_features import fig5_figures
 from kernbench.report.figures_multiclass import multiclass_figures
 from kernbench.report.reference import Published, ReferenceMatchError, load_reference
 from kernbench.report.render import render_table, table_frame
@@ -18,8 +19,9 @@ from kernbench.report.tables import (
     write_table_md,
 )
 
-# figures_multiclass builds on figures.mean_trace, so it registers its kind here (no import cycle)
+# the extra kinds register here: figures_multiclass builds on figures (no import cycle)
 PLOT_KINDS["fig3"] = multiclass_figures
+PLOT_KINDS["fig5"] = fig5_figures
 
 __all__ = [
     "PLOT_KINDS",

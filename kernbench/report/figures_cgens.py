@@ -8,7 +8,8 @@ helpers produce those arrays with kernbench's estimators:
 * Fig. 2: training time vs iterations and vs training size, CGENS vs LPBoost (log scale), from
   ``benchmarks/bench_cgens_vs_lpboost.py``-style timings.
 * Fig. 5: per-feature selection frequencies on spambase, CGENS vs AdaBoost (selected weak learners
-  using the feature / T, averaged over runs).
+  using the feature / T, averaged over runs); from a results store, ``kernbench plot --kind fig5``
+  (:mod:`kernbench.report.figures_features`).
 
 Usage::
 
@@ -33,6 +34,7 @@ from matplotlib.patches import Circle
 from kernbench.datasets.generators import circle
 from kernbench.methods.adaboost import AdaBoost
 from kernbench.methods.cgens import CGENS
+from kernbench.report.figures_features import fig5_figure
 
 TOY_RADIUS = float(np.sqrt(2 * np.log(2)))  # the median of ||x|| for x ~ N(0, I₂): balanced
 
@@ -144,17 +146,7 @@ def feature_frequencies(learner_lists: Sequence[Sequence[Any]], n_features: int)
 
 def plot_fig5(freqs: Mapping[str, np.ndarray], path: str | Path) -> Path:
     """Bar chart of feature-selection frequencies (features numbered from 1, as in the paper)."""
-    fig = Figure(figsize=(11, 3.5))
-    ax = fig.subplots()
-    D = len(next(iter(freqs.values())))
-    width = 0.8 / len(freqs)
-    for k, (name, f) in enumerate(freqs.items()):
-        ax.bar(np.arange(1, D + 1) + (k - (len(freqs) - 1) / 2) * width, f, width, label=name)
-    ax.set_xlabel("feature #")
-    ax.set_ylabel("selection frequency")
-    ax.set_xlim(0, D + 1)
-    ax.legend()
-    return _save(fig, path)
+    return _save(fig5_figure(freqs), path)
 
 
 def read_timing_csv(csv_path: str | Path) -> dict[str, dict[int, float]]:

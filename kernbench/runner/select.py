@@ -231,6 +231,9 @@ def select_fit_score(
     for attr in ("stop_reason_", "n_iter_"):
         if hasattr(final, attr):
             outcome.extra[attr.rstrip("_")] = getattr(final, attr)
+    usage = getattr(final, "feature_usage_", None)  # stump ensembles: Fig. 5 of Shen & Liu
+    if usage is not None:
+        outcome.extra["feature_usage"] = [float(v) for v in usage]
     return outcome
 
 

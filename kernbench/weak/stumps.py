@@ -67,6 +67,30 @@ class Stump:
         return Stump(self.feature, self.threshold, -self.sign)
 
 
+def feature_usage(learners: Sequence[object], n_features: int) -> np.ndarray | None:
+    """Fraction of the weak learners that split on each feature (Shen & Liu Fig. 5).
+
+    Parameters
+    ----------
+    learners : sequence
+        Selected weak learners, in any order (repeats count each time).
+    n_features : int
+        D, the number of input features.
+
+    Returns
+    -------
+    ndarray of shape (D,) or None
+        (# non-constant stumps on feature d) / (# learners); the constant stump (threshold −∞)
+        counts in the denominator only. None when some learner is not a :class:`Stump` (the
+        notion is undefined for perceptrons and Fourier features).
+    """
+    if not all(isinstance(h, Stump) for h in learners):
+        return None
+    feats = [h.feature for h in learners if np.isfinite(h.threshold)]  # type: ignore[attr-defined]
+    counts = np.bincount(np.asarray(feats, dtype=np.intp), minlength=n_features)
+    return counts[:n_features] / max(len(learners), 1)
+
+
 def predict_stumps(
     X: np.ndarray, features: np.ndarray, thresholds: np.ndarray, signs: np.ndarray
 ) -> np.ndarray:

@@ -255,3 +255,16 @@ def test_registered() -> None:
     assert AdaBoost.path_param == "n_estimators"
     with pytest.raises(ValueError, match="weak_learner"):
         AdaBoost(weak_learner="tree").fit(*data(0))
+
+
+def test_feature_usage_is_the_share_of_rounds_splitting_on_each_feature() -> None:
+    X, y = make_classification(n_samples=120, n_features=5, n_informative=2, random_state=3)
+    clf = AdaBoost(n_estimators=30).fit(X, y)
+    counts = np.zeros(5)
+    for h in clf.weak_learners_:
+        if np.isfinite(h.threshold):
+            counts[h.feature] += 1
+    np.testing.assert_allclose(clf.feature_usage_, counts / clf.n_iter_)
+    assert clf.feature_usage_.sum() > 0.5  # informative features get used
+    perc = AdaBoost(n_estimators=3, weak_learner="perceptron", max_run=20, random_state=0)
+    assert perc.fit(X, y).feature_usage_ is None  # undefined for perceptrons

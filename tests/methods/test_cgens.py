@@ -184,3 +184,12 @@ def test_inexact_inner_solves_end_at_the_full_solution(bias_mode):
     np.testing.assert_array_equal(est.coef_, est.coef_path_[-1])
     staged = list(est.staged_decision_function(X))
     np.testing.assert_allclose(staged[-1], est.decision_function(X))
+
+
+def test_feature_usage_counts_the_selected_stumps():
+    X, y = _toy(seed=3, m=80, D=4)
+    est = CGENS(C=1.0, max_iter=15).fit(X, y)
+    expected = np.bincount([h.feature for h in est.learners_], minlength=4) / len(est.learners_)
+    np.testing.assert_allclose(est.feature_usage_, expected)  # CGENS has no constant stump
+    fourier = CGENS(C=1.0, max_iter=3, weak_learner="fourier", n_candidates=20, random_state=0)
+    assert fourier.fit(X, y).feature_usage_ is None

@@ -15,6 +15,7 @@ from kernbench.weak.stumps import (
     SpaceExhaustedError,
     Stump,
     StumpSpace,
+    feature_usage,
     predict_stumps,
     stump_arrays,
 )
@@ -220,3 +221,15 @@ def test_degenerate_inputs() -> None:
         StumpSpace(np.ones((3, 1)), include_constant=True).best(np.ones(4))
     single = StumpSpace(np.array([[2.0, 3.0]]), include_constant=True).best(np.array([-0.5]))
     assert single.score == 0.5
+
+
+def test_feature_usage_counts_splits_per_feature_and_constants_only_in_the_total() -> None:
+    learners = [
+        Stump(2, 0.5, 1),
+        Stump(0, -1.0, -1),
+        Stump(2, 0.7, -1),
+        Stump(0, -np.inf, 1),  # the constant stump: no feature
+    ]
+    np.testing.assert_array_equal(feature_usage(learners, 4), [0.25, 0.0, 0.5, 0.0])
+    np.testing.assert_array_equal(feature_usage([], 3), [0.0, 0.0, 0.0])
+    assert feature_usage([Stump(0, 0.0, 1), object()], 2) is None  # not a stump ensemble
