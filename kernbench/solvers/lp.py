@@ -10,7 +10,8 @@ C-form, (4)/(5) of the CGENS paper:
     primal: max_{ρ, a≥0, ξ≥0} ρ − D·1ᵀξ  s.t.  y_i Σ_j H_ij a_j + ξ_i ≥ ρ  (i = 1..m),  1ᵀa = 1,
     dual:   min_{u, β} β  s.t.  Σ_i u_i y_i H_ij ≤ β  (j = 1..J),  1ᵀu = 1,  0 ≤ u ≤ D.
 
-A ν-form optimum (a*, ρ*) with ρ* > 0 gives w = a*/ρ*, an optimum of (4) with C = D/ρ*.
+A ν-form optimum (a*, ξ*, ρ*; u*, β*) with β* > 0 gives w = a*/ρ*, ξ*/ρ*, α = u*/β*, an optimum of
+(4)/(5) with C = D/β* (β* = ρ* − D·1ᵀξ*; it is D/ρ* only without margin errors).
 
 * :func:`solve_lpboost_cvxpy` / :func:`solve_lpboost_nu_cvxpy` build the LP afresh through cvxpy
   (any installed LP solver; HiGHS by default) and read the duals from the constraints.

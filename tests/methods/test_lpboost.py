@@ -1,4 +1,5 @@
-"""LPBoost invariants (METHODS.md §3.3) against scipy.optimize.linprog and across back ends."""
+"""LPBoost invariants (METHODS.md §3.3), C-form and ν-form, against scipy.optimize.linprog and
+across back ends."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from scipy.optimize import linprog
 
 from kernbench.methods.lpboost import LPBoost
-from kernbench.solvers.lp import solve_lpboost_cvxpy
+from kernbench.solvers.lp import solve_lpboost_cvxpy, solve_lpboost_nu_cvxpy
 from kernbench.weak.stumps import StumpSpace
 
 
@@ -20,13 +21,38 @@ def _toy(seed=1, m=60, D=3):
 
 def _linprog_full(X, y, C):
     """The LP (4) on the full negation-complete canonical stump matrix [H, −H] plus ±1 columns."""
-    H, _ = StumpSpace(X, include_constant=False).full_matrix(with_constant=True)
-    Hn = np.c_[H, -H]
+    Hn = _full_stump_matrix(X)
     m, n = Hn.shape
     c = np.r_[np.ones(n), C * np.ones(m)]
     res = linprog(c, A_ub=-np.c_[y[:, None] * Hn, np.eye(m)], b_ub=-np.ones(m), method="highs")
     assert res.status == 0
     return res.fun
+
+
+def _full_stump_matrix(X):
+    """The negation-complete canonical stump matrix [H, −H] with the ±1 columns."""
+    H, _ = StumpSpace(X, include_constant=False).full_matrix(with_constant=True)
+    return np.c_[H, -H]
+
+
+def _linprog_nu_full(X, y, nu):
+    """The ν-LP on [H, −H] over x = (a, ξ, ρ): min −ρ + D·1ᵀξ, ρ − y_i H_i a − ξ_i ≤ 0, 1ᵀa = 1."""
+    Hn = _full_stump_matrix(X)
+    m, n = Hn.shape
+    D = 1.0 / (nu * m)
+    c = np.r_[np.zeros(n), D * np.ones(m), -1.0]
+    A_ub = np.c_[-y[:, None] * Hn, -np.eye(m), np.ones(m)]
+    A_eq = np.r_[np.ones(n), np.zeros(m + 1)][None, :]
+    bounds = [(0, None)] * (n + m) + [(None, None)]
+    res = linprog(
+        c, A_ub=A_ub, b_ub=np.zeros(m), A_eq=A_eq, b_eq=[1.0], bounds=bounds, method="highs"
+    )
+    assert res.status == 0
+    return -res.fun
+
+
+def _pm1(est, y):
+    return np.where(y == est.classes_[1], 1.0, -1.0)
 
 
 @pytest.mark.parametrize("solver", ["highs", "cvxpy"])
@@ -71,17 +97,128 @@ def test_back_ends_agree_on_the_same_column_sequence():
         assert obj == pytest.approx(ref.primal, rel=1e-8)
 
 
-def test_nu_parametrisation_and_constant_column():
+def test_C_selects_the_C_form_and_None_the_nu_form_and_the_constant_column():
     X, y = _toy(seed=6)
-    est = LPBoost(nu=0.2, max_iter=50).fit(X, y)
-    assert est.C_ == pytest.approx(1.0 / (0.2 * X.shape[0]))
-    assert LPBoost(C=3.0, nu=0.2, max_iter=2).fit(X, y).C_ == 3.0  # C takes precedence
+    nu_est = LPBoost(nu=0.2, max_iter=50).fit(X, y)  # C=None: the ν-LP, no C_
+    assert not hasattr(nu_est, "C_") and nu_est.rho_ > 0
+    assert np.isclose(nu_est.coef_.sum(), 1.0) and nu_est.dual_coef_.sum() == pytest.approx(1.0)
+    c_est = LPBoost(C=3.0, nu=0.2, max_iter=2).fit(X, y)  # C takes precedence
+    assert c_est.C_ == 3.0 and not hasattr(c_est, "rho_")
+    assert not hasattr(c_est.set_params(C=None).fit(X, y), "C_")  # no stale attribute on refit
     # one feature, one negative point in the middle: the constant stump (the bias) has the best edge
     x = np.arange(21.0)[:, None]
     y2 = np.ones(21, dtype=int)
     y2[10] = 0
-    first = LPBoost(C=1.0, max_iter=1).fit(x, y2).learners_[0]
-    assert first.threshold == -np.inf and first.sign == 1
+    for est in (LPBoost(C=1.0, max_iter=1), LPBoost(nu=0.1, max_iter=1)):
+        first = est.fit(x, y2).learners_[0]
+        assert first.threshold == -np.inf and first.sign == 1
+
+
+@pytest.mark.parametrize("solver", ["highs", "cvxpy"])
+@pytest.mark.parametrize("nu", [0.05, 0.1, 0.3, 1.0])
+def test_converged_nu_lpboost_equals_linprog_on_the_full_stump_matrix(solver, nu):
+    X, y = _toy()
+    est = LPBoost(nu=nu, solver=solver, max_iter=1000).fit(X, y)
+    assert est.stop_reason_ == "converged" and est.n_iter_ >= 1
+    assert est.trace_["objective"][-1] == pytest.approx(
+        _linprog_nu_full(X, _pm1(est, y), nu), rel=1e-7
+    )
+
+
+def test_nu_strong_duality_and_monotonicity_along_the_path():
+    X, y = _toy(seed=3, m=80)
+    nu = 0.2
+    est = LPBoost(nu=nu, max_iter=1000).fit(X, y)
+    obj = np.array(est.trace_["objective"])
+    beta = np.array(est.trace_["dual_objective"])
+    np.testing.assert_allclose(beta, obj, rtol=0, atol=1e-9)  # ρ − DΣξ = β at every solve
+    np.testing.assert_allclose(est.trace_["gap"], 0.0, atol=1e-9)
+    assert np.all(np.diff(obj) >= -1e-9)  # a maximisation over a growing column set
+    # β is the largest edge of the selected columns under u, the ν-LP dual objective
+    ys = _pm1(est, y)
+    edges = est._learner_matrix(X).T @ (ys * est.dual_coef_)
+    assert edges.max() == pytest.approx(beta[-1], abs=1e-9)
+    assert np.all(np.abs(edges[est.coef_ > 1e-9] - beta[-1]) < 1e-8)  # a_j > 0 ⇒ edge_j = β
+    assert est.final_score_ <= beta[-1] + est.tol
+
+
+@pytest.mark.parametrize("nu", [0.1, 0.2, 0.3, 0.5])
+def test_nu_property_at_the_optimum(nu):
+    """#{i: ξ_i > 0} ≤ ν·m ≤ #{i: u_i > 0} (Demiriz et al. 2002; one point of slack)."""
+    X, y = _toy(seed=4, m=80)
+    m = X.shape[0]
+    est = LPBoost(nu=nu, max_iter=1000).fit(X, y)
+    assert est.stop_reason_ == "converged"
+    margins = _pm1(est, y) * est.decision_function(X)
+    xi = np.maximum(est.rho_ - margins, 0.0)
+    u = est.dual_coef_
+    assert np.all(u <= 1.0 / (nu * m) + 1e-12) and u.sum() == pytest.approx(1.0)
+    assert np.count_nonzero(xi > 1e-9) <= nu * m + 1
+    assert np.count_nonzero(u > 1e-12) >= nu * m - 1
+
+
+@pytest.mark.parametrize("nu", [0.2, 0.5])
+def test_nu_optimum_scaled_solves_the_C_form_with_C_equal_D_over_beta(nu):
+    """(a*, ξ*)/ρ*, u*/β* solve (4)/(5) with C = D/β*, β* = ρ* − DΣξ* (= D/ρ* only if Σξ* = 0).
+
+    LP optima need not be unique, so the C-form's own path may end at another optimal ensemble:
+    compare objective values and check that w = a*/ρ* (the ν-form's decision signs) attains them.
+    """
+    X, y = _toy(seed=1)
+    m = X.shape[0]
+    D = 1.0 / (nu * m)
+    nu_est = LPBoost(nu=nu, max_iter=1000).fit(X, y)
+    rho, beta = nu_est.rho_, nu_est.trace_["objective"][-1]
+    ys = _pm1(nu_est, y)
+    xi = np.maximum(rho - ys * nu_est.decision_function(X), 0.0)
+    assert xi.sum() > 0.1  # margin errors: D/ρ* and D/β* differ, the test tells them apart
+    assert beta == pytest.approx(rho - D * xi.sum(), abs=1e-9)
+    C = D / beta
+    c_est = LPBoost(C=C, max_iter=1000).fit(X, y)
+    assert c_est.stop_reason_ == "converged"
+    c_opt = c_est.trace_["objective"][-1]
+    assert c_opt == pytest.approx(1.0 / beta, rel=1e-7)
+    w = nu_est.coef_ / rho
+    f = nu_est._learner_matrix(X) @ w
+    assert w.sum() + C * np.maximum(1.0 - ys * f, 0.0).sum() == pytest.approx(c_opt, rel=1e-7)
+    np.testing.assert_array_equal(np.sign(f), np.sign(nu_est.decision_function(X)))
+    # α = u*/β* certifies it: feasible for (5) on the full stump matrix with 1ᵀα = 1/β*
+    alpha = nu_est.dual_coef_ / beta
+    assert alpha.max() <= C * (1 + 1e-9) and alpha.sum() == pytest.approx(c_opt, rel=1e-7)
+    assert np.all(_full_stump_matrix(X).T @ (ys * alpha) <= 1 + 1e-7)
+    # the tempting C = D/ρ* is a different point of the C-path here
+    wrong = LPBoost(C=D / rho, max_iter=1000).fit(X, y).trace_["objective"][-1]
+    assert abs(wrong - c_opt) > 1e-3 * c_opt
+
+
+def test_nu_back_ends_agree_along_the_path():
+    """Fourier columns are generic: the restricted optima are unique, so independent highspy and
+    cvxpy fits pick the same columns and reach the same objective and decision function."""
+    X, y = _toy(seed=5)
+    Xt, _ = _toy(seed=105, m=200)
+    kw = dict(nu=0.2, max_iter=30, weak_learner="fourier", n_candidates=300, random_state=0)
+    a = LPBoost(solver="highs", **kw).fit(X, y)
+    b = LPBoost(solver="cvxpy", **kw).fit(X, y)
+    assert a.n_iter_ == b.n_iter_ == 30
+    np.testing.assert_array_equal(a._learner_matrix(X), b._learner_matrix(X))
+    np.testing.assert_allclose(a.trace_["objective"], b.trace_["objective"], rtol=1e-7, atol=1e-9)
+    for fa, fb in zip(a.staged_decision_function(Xt), b.staged_decision_function(Xt)):
+        np.testing.assert_allclose(fa, fb, atol=1e-6)
+        order = np.argsort(fa)  # same ranking: pairs apart by > 1e-5 in fa keep their order in fb
+        gaps_a, gaps_b = np.diff(fa[order]), np.diff(fb[order])
+        assert np.all(gaps_b[gaps_a > 1e-5] > 0)
+
+
+def test_nu_back_ends_agree_on_the_same_stump_sequence():
+    """Stump optima are often degenerate (several optimal u): compare on one column sequence."""
+    X, y = _toy(seed=5, m=70)
+    nu = 0.3
+    est = LPBoost(nu=nu, solver="highs", max_iter=40).fit(X, y)
+    H_W = est._learner_matrix(X)
+    ys = _pm1(est, y)
+    for t, obj in enumerate(est.trace_["objective"]):
+        ref = solve_lpboost_nu_cvxpy(H_W[:, : t + 1], ys, 1.0 / (nu * X.shape[0]), solver="HIGHS")
+        assert obj == pytest.approx(ref.primal, rel=1e-8, abs=1e-10)
 
 
 def test_staged_decisions_follow_the_coefficient_path():
