@@ -105,6 +105,7 @@ class LPBoost(ColumnGenerationClassifier):
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
     }
+    _result_revision = 1  # 1: C=None runs the ν-LP (was the C-form with C = 1/(νm))
     _binary_only = True
     _include_constant = True  # bias-free model: the constant stump acts as the bias (§0.1)
     _absolute_pricing = False  # criterion (6)

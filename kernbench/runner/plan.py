@@ -41,7 +41,13 @@ def cell_identity(
     fingerprint: str,
     version: str | None = None,
 ) -> str:
-    """sha256 over everything that changes a cell's result (SHA hex, 64 characters)."""
+    """sha256 over everything that changes a cell's result (SHA hex, 64 characters).
+
+    Besides the spec entries and the package version, an estimator class may declare
+    ``_result_revision`` (an int, bumped when a change of its code changes its results for the same
+    parameters); a non-zero revision enters the hash, so stored cells of the older code are rerun
+    while every other estimator's cells keep their identity.
+    """
     payload = {
         "dataset": {"name": dataset.name, "label": dataset.label, "options": dataset.options},
         "fingerprint": fingerprint,
@@ -55,7 +61,20 @@ def cell_identity(
         "protocol": protocol.identity(),
         "version": version if version is not None else kernbench.__version__,
     }
+    revision = _result_revision(method.estimator)
+    if revision:
+        payload["revision"] = revision
     return hashlib.sha256(dumps(payload).encode()).hexdigest()
+
+
+def _result_revision(estimator: str) -> int:
+    """The estimator's ``_result_revision`` (0 if it has none or is not registered)."""
+    from kernbench.methods import get_method  # the runner imports the methods anyway
+
+    try:
+        return int(getattr(get_method(estimator), "_result_revision", 0))
+    except KeyError:
+        return 0
 
 
 def plan_cells(

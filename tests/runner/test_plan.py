@@ -1,5 +1,6 @@
 """Planning: cell counts, filters, stable identities, per-dataset protocols."""
 
+from kernbench.methods import get_method
 from kernbench.runner.plan import parse_only, plan_cells
 from kernbench.spec import parse_spec
 
@@ -44,3 +45,12 @@ def test_identity_is_stable_and_sensitive():
     assert not set(ids) & {c.cell_id for c in plan_cells(changed, fingerprint=fp)}
     other_fp = plan_cells(spec, fingerprint=lambda n, o: "other")
     assert not set(ids) & {c.cell_id for c in other_fp}
+
+
+def test_a_result_revision_reruns_only_that_estimators_cells(monkeypatch):
+    spec = parse_spec(SPEC, file="p.yaml")
+    before = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
+    monkeypatch.setattr(get_method("adaboost"), "_result_revision", 2, raising=False)
+    after = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
+    changed = {key[2] for key in before if before[key] != after[key]}
+    assert changed == {"A"}  # the svm_stump cells keep their identity
