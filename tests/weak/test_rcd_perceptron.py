@@ -7,14 +7,19 @@ import pytest
 
 from kernbench.weak.base import ColumnSet
 from kernbench.weak.rcd_perceptron import (
+    RESCALE_SQNORM,
+    ZERO_GROUP_RTOL,
     Perceptron,
     RCDPerceptronSpace,
+    _sort_pairs,
     augment,
     exact_step,
     rcd_directions,
     rcd_loop,
+    reference_rcd_loop,
     train_rcd_perceptron,
     update_wgt,
+    weighted_error,
 )
 
 
@@ -223,6 +228,128 @@ def test_space_best_follows_the_oracle_protocol():
         space.best(g, exclude=excl)
     with pytest.raises(ValueError, match="shape"):
         space.best(g[:-1])
+
+
+# --------------------------------------------------------------------------- fused loop
+def _situations(Xa: np.ndarray, yw: np.ndarray, w0: np.ndarray, dirs: np.ndarray) -> dict:
+    """Replay the reference steps and count the updates with each situation the fused loop must
+    reproduce: tied z, points with a_n = 0, cancelled groups, refused steps, rescales."""
+    count = dict.fromkeys(("ties", "a_zero", "cancelled", "refused", "rescaled"), 0)
+    slack = 1e-12 * np.abs(yw).sum()
+    w = w0
+    for u in dirs:
+        a, o = Xa @ u, Xa @ w
+        moving = a != 0.0
+        z, g = o[moving] / a[moving], np.sign(a[moving]) * yw[moving]
+        z_unique, group = np.unique(z, return_inverse=True)
+        G = np.bincount(group, weights=g, minlength=z_unique.size)
+        t, err_moving = exact_step(z, g)
+        refused = (
+            err_moving + weighted_error(o[~moving], yw[~moving]) > weighted_error(o, yw) + slack
+        )
+        count["ties"] += z_unique.size < z.size
+        count["a_zero"] += not moving.all()
+        count["cancelled"] += np.any(np.abs(G) <= ZERO_GROUP_RTOL * np.abs(g).sum())
+        count["refused"] += refused
+        count["rescaled"] += not refused and np.sum((w - t * u) ** 2) > RESCALE_SQNORM
+        w, _ = update_wgt(w, u, Xa, yw)
+    return count
+
+
+def _tie_problem(seed: int, m: int = 150, d: int = 3):
+    """Integer inputs in {-1, 0, 1} (27 distinct rows, so equal z along every direction), four
+    zero rows (a_n = 0 along every direction with a zero bias entry) and every fourth direction
+    integer-valued (more a_n = 0). Weights: multiples of 1/m, as in AdaBoost's rounds (few distinct
+    values, not dyadic): group sums round and prefix errors tie, so the first minimiser depends on
+    the rounding and hence on the order within each group, and groups cancel exactly or to within
+    ZERO_GROUP_RTOL. Every fifth seed takes its labels from the starting perceptron, whose zero
+    margins force refused steps; every other seed starts from ‖w̃‖² just above 1e10 (rescale)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-1, 2, size=(m, d)).astype(float)
+    X[:4] = 0.0
+    Xa = augment(X)
+    dirs = rcd_directions(d, 200, rng)
+    dirs[1::4, :d] = rng.integers(-1, 2, size=(dirs[1::4].shape[0], d))
+    w0 = rng.uniform(-0.05, 0.05, size=d + 1)
+    yw = rng.choice([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0], size=m) / m
+    if seed % 5 == 0:
+        w0 = np.array([1.0, -1.0] + [0.0] * (d - 1))
+        yw = np.where(Xa @ w0 >= 0.0, 1.0, -1.0) * np.abs(yw)
+        dirs = np.vstack([dirs[1::4][:20], dirs])  # integer directions first: margins stay 0
+    elif seed % 2 == 0:
+        w0 *= 1.00001e5 / np.linalg.norm(w0)
+    return Xa, yw, w0, dirs
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_fused_rcd_loop_equals_the_reference_bit_for_bit(seed):
+    """The fused ``rcd_loop`` against the reference loop over ``update_wgt``: identical weights and
+    traces (assert_array_equal, not allclose). The fused loop performs the same floating-point
+    operations in the same order (projection summed over k in order, errors summed over n in
+    order, group sums as differences of the running sum over z sorted stably, BLAS ``np.dot`` for
+    the rescale), so nothing may differ, not even in the last bit. On these problems the order
+    within tied groups matters: the previous, unstable reference sort (``np.argsort(z)``,
+    numba's quicksort) gives different weights on several of the seeds."""
+    Xa, yw, w0, dirs = _tie_problem(seed)
+    w_ref, trace_ref = reference_rcd_loop(Xa, yw, w0, dirs)
+    w_fused, trace_fused = rcd_loop(Xa, yw, w0, dirs)
+    np.testing.assert_array_equal(w_fused, w_ref)
+    np.testing.assert_array_equal(trace_fused, trace_ref)
+
+
+def test_tie_problems_cover_every_situation_of_the_fused_loop():
+    seen = dict.fromkeys(("ties", "a_zero", "cancelled", "refused", "rescaled"), 0)
+    for seed in range(6):
+        for key, value in _situations(*_tie_problem(seed)).items():
+            seen[key] += value
+    assert all(v > 0 for v in seen.values()), seen
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fused_rcd_loop_equals_the_reference_on_continuous_data(seed):
+    rng = np.random.default_rng(seed)
+    m, d = 400, 8
+    X = rng.normal(size=(m, d)) * rng.uniform(0.01, 100.0, size=d)  # features of mixed scale
+    yw = rng.dirichlet(np.ones(m)) * np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    Xa = augment(X)
+    w0 = rng.uniform(-0.05, 0.05, size=d + 1)
+    dirs = rcd_directions(d, 300, rng)
+    w_ref, trace_ref = reference_rcd_loop(Xa, yw, w0, dirs)
+    w_fused, trace_fused = rcd_loop(Xa, yw, w0, dirs)
+    np.testing.assert_array_equal(w_fused, w_ref)
+    np.testing.assert_array_equal(trace_fused, trace_ref)
+
+
+def _sorted_by_fused_sort(z: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    n = z.size
+    z_buf, g_buf, z_tmp, g_tmp = z.copy(), g.copy(), np.empty(n), np.empty(n)
+    counts = np.empty((8, 256), dtype=np.intp)
+    swapped = _sort_pairs(z_buf.view(np.uint64), g_buf, z_tmp.view(np.uint64), g_tmp, n, counts)
+    return (z_tmp, g_tmp) if swapped else (z_buf, g_buf)
+
+
+def _hard_orders():
+    rng = np.random.default_rng(0)
+    yield from (rng.normal(size=n) for n in (0, 1, 2, 3, 16, 17, 18, 300))
+    yield 1.0 + 1e-4 * rng.random(2000)  # one run of equal top bytes: radix on the low bytes
+    yield np.r_[1.0 + 1e-6 * rng.random(1500), rng.normal(size=500) * 1e6]  # a dense cluster
+    yield rng.integers(-3, 4, size=1000) * 0.5  # few values, many ties
+    yield np.r_[0.0, 1.0, -1.0, 0.0, np.inf, -np.inf, 5e-324, -5e-324, 1.7e308, -1.7e308, np.nan]
+    yield np.r_[rng.normal(size=200), [np.nan] * 20, rng.normal(size=200)]
+    yield rng.standard_cauchy(size=1000)
+    yield np.sort(rng.normal(size=1000))
+    yield np.sort(rng.normal(size=1000))[::-1]
+
+
+@pytest.mark.parametrize("z", list(_hard_orders()))
+def test_fused_sort_is_numbas_stable_argsort(z):
+    """The allocation-free radix sort of (z, g) pairs puts them in the order of
+    np.argsort(z, kind="mergesort"), the reference's stable order (ties in index order)."""
+    g = np.arange(z.size, dtype=np.float64)  # the payload records the permutation
+    zs, gs = _sorted_by_fused_sort(z, g)
+    order = np.argsort(z, kind="stable")
+    np.testing.assert_array_equal(zs, z[order])
+    np.testing.assert_array_equal(gs, g[order])
 
 
 # --------------------------------------------------------------------------- AdaBoost-Perc
