@@ -50,7 +50,7 @@ reproduce: reproduce-lin-li reproduce-cgens
 reproduce-lin-li: $(STAMP) ## Lin & Li Tables I-II and Fig. 2 (100 runs by default; REALISATIONS=N to cap)
 	$(KB) run experiments/lin_li_table1.yaml --jobs $(JOBS) $(RFLAG)
 	$(KB) table results/lin_li_table1 --out results/lin_li_table1.md
-	$(KB) run experiments/lin_li_table2.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/lin_li_table2.yaml --jobs $(JOBS) $(RFLAG) --reuse results/lin_li_table1
 	$(KB) table results/lin_li_table2 --out results/lin_li_table2.md
 	$(PYTHON) -m kernbench.report.figures_boundary --out results/lin_li_fig2.png
 

@@ -107,6 +107,13 @@ def run(
     wait: Annotated[
         bool, typer.Option("--wait", help="Queue behind a run holding the results directory.")
     ] = False,
+    reuse: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--reuse",
+            help="Copy finished cells of identical identity from this results directory.",
+        ),
+    ] = None,
 ) -> None:
     """Run an experiment: every (dataset, realisation, method) cell not already finished.
 
@@ -129,16 +136,24 @@ def run(
         statuses = cell_statuses(s, target, cells)
         _print_plan(s, cells, statuses, target, fresh)
         return
-    options = dict(backend=backend, scheduler=scheduler, timeout_s=timeout, wait=wait)
+    from kernbench.store import STORE_FILE
+
+    for source in reuse or []:
+        if not (source / STORE_FILE).is_file():
+            raise UsageError("--reuse", f"no results store in {source}")
+    options = dict(
+        backend=backend, scheduler=scheduler, timeout_s=timeout, wait=wait, reuse=reuse or []
+    )
     summary = _run_with_progress(
         run_experiment, s, target, jobs, fresh, realisations, only_map, **options
     )
     for note in summary.notes:
         err.print(f"note: {note}", highlight=False, markup=False)
     counts = ", ".join(f"{n} {k}" for k, n in sorted(summary.counts.items())) or "nothing to do"
+    reused = f", {summary.reused} reused from --reuse" if summary.reused else ""
     err.print(
-        f"{s.name}: {summary.planned} cells planned, {summary.skipped_done} already finished; "
-        f"this run: {counts} in {summary.seconds:.1f} s -> {summary.out_dir}",
+        f"{s.name}: {summary.planned} cells planned, {summary.skipped_done} already finished"
+        f"{reused}; this run: {counts} in {summary.seconds:.1f} s -> {summary.out_dir}",
         highlight=False,
     )
     if summary.failed:

@@ -223,6 +223,24 @@ class Store:
             out.append(row)
         return out
 
+    def finished_rows(self, cell_ids: Iterable[str]) -> list[dict[str, Any]]:
+        """The ``done`` rows among ``cell_ids``, decoded as :meth:`rows` does (``--reuse``)."""
+        wanted = list(dict.fromkeys(cell_ids))
+        out: list[dict[str, Any]] = []
+        for start in range(0, len(wanted), 500):  # stay under sqlite's host-parameter limit
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            cur = self._con.execute(
+                f"SELECT * FROM cells WHERE status = 'done' AND cell_id IN ({marks})", chunk
+            )
+            names = [d[0] for d in cur.description]
+            for values in cur:
+                row = dict(zip(names, values, strict=True))
+                row["params"] = json.loads(row["params"]) if row["params"] else {}
+                row["result"] = json.loads(row["result"]) if row["result"] else {}
+                out.append(row)
+        return out
+
     def integrity_ok(self) -> bool:
         return self._con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 

@@ -222,3 +222,35 @@ def test_stump_ensembles_record_feature_usage_and_plot_fig5(tmp_path):
     res = runner.invoke(app, ["plot", str(out), "--kind", "fig5", "--out", str(tmp_path / "f5")])
     assert res.exit_code == 0, res.output
     assert [p.name for p in (tmp_path / "f5").glob("*.png")] == ["fig5_breast_cancer.png"]
+
+
+def test_reuse_copies_identical_cells_from_another_store_and_computes_the_rest(tmp_path):
+    first = tmp_path / "first"
+    spec1 = write_spec(tmp_path, SPEC, "one.yaml")
+    assert runner.invoke(app, ["run", str(spec1), "--out", str(first), "-j", "1"]).exit_code == 0
+    # a second table sharing the SVM-Stump column (same label, grid, data, protocol) and adding one
+    two = {
+        **SPEC,
+        "name": "tiny2",
+        "methods": {
+            "SVM-Stump": SPEC["methods"]["SVM-Stump"],
+            "SVM-Perc": {"estimator": "svm_perc", "grid": {"C": [0.01, 1.0]}},
+            "AdaBoost": {"estimator": "adaboost", "grid": {"n_estimators": [5, 10]}},  # differs
+        },
+    }
+    second = tmp_path / "second"
+    args = ["run", str(write_spec(tmp_path, two, "two.yaml")), "--out", str(second), "-j", "1"]
+    res = runner.invoke(app, [*args, "--reuse", str(first)])
+    assert res.exit_code == 0, res.output
+    assert "4 reused from --reuse" in res.output and "8 done" in res.output
+    with Store(first) as a, Store(second) as b:
+        old = {r["cell_id"]: r for r in a.rows()}
+        new = b.rows()
+    reused = [r for r in new if r["result"].get("reused_from")]
+    assert {r["method"] for r in reused} == {"SVM-Stump"} and len(reused) == 4
+    for r in reused:
+        assert (r["test_error"], r["params"]) == (old[r["cell_id"]]["test_error"], r["params"])
+        assert r["result"]["reused_from"] == str(first)
+    assert not {r["cell_id"] for r in new if r["method"] == "AdaBoost"} & set(old)
+    res = runner.invoke(app, [*args, "--reuse", str(tmp_path / "nowhere")])
+    assert res.exit_code == 2 and "--reuse" in res.output

@@ -42,6 +42,7 @@ class RunSummary:
     out_dir: Path
     planned: int = 0
     skipped_done: int = 0
+    reused: int = 0
     counts: dict[str, int] = field(default_factory=dict)
     failed: list[tuple[str, int, str, str]] = field(default_factory=list)
     seconds: float = 0.0
@@ -225,6 +226,7 @@ def run_experiment(
     scheduler: str | None = None,
     timeout_s: float | None = None,
     wait: bool = False,
+    reuse: Sequence[str | os.PathLike[str]] = (),
 ) -> RunSummary:
     """Run every planned cell that is not finished; record each as it completes.
 
@@ -249,6 +251,11 @@ def run_experiment(
         and recorded as ``timeout``.
     wait : bool
         Queue behind another run holding the directory's lock instead of refusing (exit 2).
+    reuse : sequence of paths
+        Other results directories: a cell to run whose identity is stored there as ``done`` is
+        copied instead of computed (``result["reused_from"]`` names the source). The identity
+        covers data, realisation, method label, parameters, grid, protocol and version, so only
+        the very same computation is taken (e.g. the SVM columns shared by Lin & Li's two tables).
 
     SIGINT/SIGTERM stop the run: the cells in flight are recorded as ``interrupted`` (a rerun
     retries them) and ``KeyboardInterrupt`` propagates.
@@ -280,6 +287,10 @@ def run_experiment(
         known = store.statuses()
         todo = [c for c in cells if fresh or known.get(c.cell_id) not in FINAL_STATUSES]
         summary.skipped_done = len(cells) - len(todo)
+        if reuse and todo and not fresh:
+            taken = _reuse_finished(store, todo, reuse, out)
+            summary.reused = len(taken)
+            todo = [c for c in todo if c.cell_id not in taken]
         if on_start is not None:
             on_start(len(todo))
         try:
@@ -301,6 +312,24 @@ def run_experiment(
         store.export_csv()
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _reuse_finished(
+    store: Store, todo: Sequence[Cell], sources: Sequence[str | os.PathLike[str]], out: Path
+) -> set[str]:
+    """Copy the ``done`` rows of ``todo``'s identities from other stores; return the ids taken."""
+    wanted = {c.cell_id for c in todo}
+    taken: set[str] = set()
+    for source in sources:
+        if Path(source).resolve() == out.resolve() or not wanted - taken:
+            continue
+        with Store(source) as src:
+            rows = src.finished_rows(wanted - taken)
+        for row in rows:
+            row["result"] = {**row["result"], "reused_from": str(source)}
+        store.put_rows(rows)
+        taken.update(row["cell_id"] for row in rows)
+    return taken
 
 
 def _record_interrupted(store: Store, cells: Iterable[Cell], provenance: dict) -> None:
