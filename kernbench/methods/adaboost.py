@@ -43,6 +43,8 @@ from kernbench.weak.stumps import (
 
 #: δ in α = ½ ln((1 − ε + δ)/(ε + δ)) when a weak learner has zero weighted error (§4.1 step 2.3)
 ZERO_ERROR_DELTA = 1e-10
+#: LEMGA's AdaBoost::linear_weight takes β = (1 − ε)/ε = 1000 when ε = 0, i.e. α = ½ ln 1000
+LEMGA_ZERO_ERROR_BETA = 1000.0
 #: an edge 1 − 2ε at most this counts as zero (ε ≥ ½ up to rounding): boosting stops
 EDGE_TOL = 1e-12
 #: staged decision values are accumulated this many learners at a time (bounds memory)
@@ -101,6 +103,13 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         ``"perceptron"``: perceptrons trained by random coordinate descent (§4.3, AdaBoost-Perc).
     max_run : int, default=1000
         RCD updates per perceptron (``weak_learner="perceptron"`` only; METHODS §17 #7).
+    zero_error : {"stop", "continue"}, default="stop"
+        A round whose weak learner has zero weighted error: ``"stop"`` appends it with
+        α = ½ ln((1 + δ)/δ), δ = 1e-10, and ends boosting (METHODS §4.1 step 2.3); ``"continue"``
+        does what Ling Li's LEMGA library (which Lin & Li's experiments used) does: α = ½ ln 1000,
+        the sample weights stay as they are (every point is classified correctly), and boosting
+        goes on, so a randomised base learner (RCD perceptrons) adds further zero-error
+        hypotheses of equal weight.
     random_state : int, RandomState, Generator or None, default=None
         Seeds randomised weak learners (unused by stumps, which are deterministic).
 
@@ -115,7 +124,8 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
     n_iter_ : int
         Rounds actually run; below ``n_estimators`` when boosting stopped early.
     stop_reason_ : str
-        ``"max_rounds"``, ``"no_edge"`` (ε_t ≥ ½, step 2.2) or ``"zero_error"`` (ε_t = 0, step 2.3).
+        ``"max_rounds"``, ``"no_edge"`` (ε_t ≥ ½, step 2.2) or ``"zero_error"`` (ε_t = 0, step 2.3,
+        with ``zero_error="stop"``).
     trace_ : dict of lists
         Per round: ``edge`` (1 − 2ε_t), ``alpha``, ``weighted_error`` (ε_t), ``Z`` (the normaliser,
         2√(ε_t(1 − ε_t)) before the zero-error stop), ``train_error`` of sign(F_t), ``time_s``
@@ -134,6 +144,7 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "weak_learner": [StrOptions(set(WEAK_LEARNER_SPACES))],
         "max_run": [Interval(Integral, 1, None, closed="left")],
+        "zero_error": [StrOptions({"stop", "continue"})],
         "random_state": ["random_state"],
     }
 
@@ -143,11 +154,13 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         *,
         weak_learner: str = "stump",
         max_run: int = 1000,
+        zero_error: str = "stop",
         random_state: Any = None,
     ) -> None:
         self.n_estimators = n_estimators
         self.weak_learner = weak_learner
         self.max_run = max_run
+        self.zero_error = zero_error
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -196,7 +209,10 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
             if 1.0 - 2.0 * eps <= EDGE_TOL:  # step 2.2 (the space is negation-complete)
                 self.stop_reason_ = "no_edge"
                 break
-            if eps == 0.0:  # step 2.3
+            if eps == 0.0 and self.zero_error == "continue":  # LEMGA: β = 1000, d unchanged
+                alpha = 0.5 * np.log(LEMGA_ZERO_ERROR_BETA)
+                Z = float(np.exp(-alpha))  # d·exp(−α y h) = d·e^(−α): normalising restores d
+            elif eps == 0.0:  # step 2.3
                 alpha = 0.5 * np.log((1.0 - eps + ZERO_ERROR_DELTA) / (eps + ZERO_ERROR_DELTA))
                 Z = 0.0
             else:
@@ -213,7 +229,7 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
             trace["Z"].append(Z)
             trace["train_error"].append(float(np.mean(np.where(F >= 0, 1.0, -1.0) != y_pm)))
             trace["time_s"].append(perf_counter() - start)
-            if eps == 0.0:
+            if eps == 0.0 and self.zero_error == "stop":
                 self.stop_reason_ = "zero_error"
                 break
 

@@ -268,3 +268,25 @@ def test_feature_usage_is_the_share_of_rounds_splitting_on_each_feature() -> Non
     assert clf.feature_usage_.sum() > 0.5  # informative features get used
     perc = AdaBoost(n_estimators=3, weak_learner="perceptron", max_run=20, random_state=0)
     assert perc.fit(X, y).feature_usage_ is None  # undefined for perceptrons
+
+
+def test_zero_error_continue_follows_lemga_equal_weights_and_unchanged_distribution() -> None:
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 3))
+    y = (X @ np.array([1.0, -2.0, 0.5]) > 0).astype(int)  # linearly separable
+    kw = dict(weak_learner="perceptron", max_run=300, random_state=2)
+    stop = AdaBoost(8, **kw).fit(X, y)
+    assert stop.stop_reason_ == "zero_error" and stop.n_iter_ == 1
+    cont = AdaBoost(8, zero_error="continue", **kw).fit(X, y)
+    assert cont.n_iter_ == 8 and cont.stop_reason_ == "max_rounds"
+    zero = np.asarray(cont.trace_["weighted_error"]) == 0.0
+    assert zero.all()  # RCD separates these points every round
+    np.testing.assert_allclose(cont.estimator_weights_, 0.5 * np.log(1000.0))  # LEMGA's β = 1000
+    np.testing.assert_allclose(cont.sample_weights_, np.full(60, 1 / 60))  # d never moved
+    # the ensemble is the equal-weight vote of its perceptrons, and they differ (random RCD)
+    votes = np.column_stack([h.predict(X) for h in cont.weak_learners_])
+    Xt = rng.normal(size=(200, 3))
+    vt = np.column_stack([h.predict(Xt) for h in cont.weak_learners_])
+    np.testing.assert_allclose(cont.decision_function(Xt), 0.5 * np.log(1000.0) * vt.sum(axis=1))
+    assert (votes == votes[:, :1]).all() and not (vt == vt[:, :1]).all()
+    np.testing.assert_array_equal(cont.predict(X), y)
