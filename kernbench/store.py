@@ -213,15 +213,9 @@ class Store:
 
     def rows(self) -> list[dict[str, Any]]:
         """Every cell as a dict (``params`` and ``result`` decoded)."""
-        cur = self._con.execute("SELECT * FROM cells ORDER BY dataset, method, realisation")
-        names = [d[0] for d in cur.description]
-        out = []
-        for values in cur:
-            row = dict(zip(names, values, strict=True))
-            row["params"] = json.loads(row["params"]) if row["params"] else {}
-            row["result"] = json.loads(row["result"]) if row["result"] else {}
-            out.append(row)
-        return out
+        return _decoded(
+            self._con.execute("SELECT * FROM cells ORDER BY dataset, method, realisation")
+        )
 
     def finished_rows(self, cell_ids: Iterable[str]) -> list[dict[str, Any]]:
         """The ``done`` rows among ``cell_ids``, decoded as :meth:`rows` does (``--reuse``)."""
@@ -230,15 +224,8 @@ class Store:
         for start in range(0, len(wanted), 500):  # stay under sqlite's host-parameter limit
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            cur = self._con.execute(
-                f"SELECT * FROM cells WHERE status = 'done' AND cell_id IN ({marks})", chunk
-            )
-            names = [d[0] for d in cur.description]
-            for values in cur:
-                row = dict(zip(names, values, strict=True))
-                row["params"] = json.loads(row["params"]) if row["params"] else {}
-                row["result"] = json.loads(row["result"]) if row["result"] else {}
-                out.append(row)
+            query = f"SELECT * FROM cells WHERE status = 'done' AND cell_id IN ({marks})"
+            out += _decoded(self._con.execute(query, chunk))
         return out
 
     def integrity_ok(self) -> bool:
@@ -267,6 +254,18 @@ class _Transaction:
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         self._con.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _decoded(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
+    """The cursor's cell rows as dicts with ``params`` and ``result`` decoded from JSON."""
+    names = [d[0] for d in cur.description]
+    out = []
+    for values in cur:
+        row = dict(zip(names, values, strict=True))
+        row["params"] = json.loads(row["params"]) if row["params"] else {}
+        row["result"] = json.loads(row["result"]) if row["result"] else {}
+        out.append(row)
+    return out
 
 
 def _fault_commit_delay() -> None:

@@ -101,7 +101,55 @@ def solve_lpboost_cvxpy(H: np.ndarray, y: np.ndarray, C: float, solver: str = "H
     )
 
 
-class IncrementalLPMaster:
+class _IncrementalHighs:
+    """One HiGHS model kept alive across column additions (shared by the incremental masters).
+
+    Primal simplex: after ``addCol`` the kept basis is still primal feasible (the new variable
+    enters at 0) and only the new column is dual infeasible, so primal simplex restarts from it
+    directly; HiGHS's default dual simplex had to repair dual feasibility first (4.5× more time at
+    m = 3000, 150 columns, benchmarks/bench_cgens_vs_lpboost.py data). The ``threads`` option is
+    left alone (HiGHS's global scheduler; tests/solvers/test_lp.py).
+    """
+
+    def __init__(self, y: np.ndarray, time_limit: float | None) -> None:
+        import highspy
+
+        self.y = np.asarray(y, dtype=np.float64)
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("solver", "simplex")
+        h.setOptionValue("simplex_strategy", 4)
+        if time_limit is not None:
+            h.setOptionValue("time_limit", float(time_limit))
+        self._h = h
+        self._inf = highspy.kHighsInf
+        self._m = self.y.shape[0]
+        self._J = 0
+
+    @property
+    def n_columns(self) -> int:
+        return self._J
+
+    def _signed_column(self, h_col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(indices, values) of the nonzero entries y_i·h_i of a new column."""
+        vals = self.y * np.asarray(h_col, dtype=np.float64)
+        nz = np.flatnonzero(vals).astype(np.int32)
+        return nz, vals[nz]
+
+    def _run(self, what: str):
+        """Re-optimise from the kept basis; the HiGHS solution (error unless optimal)."""
+        h = self._h
+        h.run()
+        status = h.modelStatusToString(h.getModelStatus()).lower()
+        if status != "optimal":
+            raise RuntimeError(f"HiGHS could not solve the {what} master: {status}")
+        return h.getSolution()
+
+    def _simplex_iterations(self) -> int:
+        return int(self._h.getInfo().simplex_iteration_count)
+
+
+class IncrementalLPMaster(_IncrementalHighs):
     """The LPBoost primal (4) held in one HiGHS model and grown column by column.
 
     Parameters
@@ -121,49 +169,22 @@ class IncrementalLPMaster:
     """
 
     def __init__(self, y: np.ndarray, C: float, time_limit: float | None = None) -> None:
-        import highspy
-
-        self.y = np.asarray(y, dtype=np.float64)
+        super().__init__(y, time_limit)
         self.C = float(C)
-        m = self.y.shape[0]
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("solver", "simplex")
-        # primal simplex: after addCol the kept basis is still primal feasible (the new variable
-        # enters at 0) and only the new column is dual infeasible, so primal simplex restarts
-        # from it directly; HiGHS's default dual simplex had to repair dual feasibility first
-        # (4.5x more time at m = 3000, 150 columns, benchmarks/bench_cgens_vs_lpboost.py data)
-        h.setOptionValue("simplex_strategy", 4)
-        if time_limit is not None:
-            h.setOptionValue("time_limit", float(time_limit))
-        inf = highspy.kHighsInf
+        m, inf = self._m, self._inf
         idx = np.arange(m, dtype=np.int32)
-        h.addCols(m, np.full(m, self.C), np.zeros(m), np.full(m, inf), 0, [], [], [])
-        h.addRows(m, np.ones(m), np.full(m, inf), m, idx, idx, np.ones(m))
-        self._h = h
-        self._inf = inf
-        self._m = m
-        self._J = 0
-
-    @property
-    def n_columns(self) -> int:
-        return self._J
+        self._h.addCols(m, np.full(m, self.C), np.zeros(m), np.full(m, inf), 0, [], [], [])
+        self._h.addRows(m, np.ones(m), np.full(m, inf), m, idx, idx, np.ones(m))
 
     def add_column(self, h_col: np.ndarray) -> None:
         """Append the variable w_J ≥ 0 (cost 1) with constraint entries y_i·h_i."""
-        vals = self.y * np.asarray(h_col, dtype=np.float64)
-        nz = np.flatnonzero(vals).astype(np.int32)
-        self._h.addCol(1.0, 0.0, self._inf, nz.size, nz, vals[nz])
+        nz, vals = self._signed_column(h_col)
+        self._h.addCol(1.0, 0.0, self._inf, nz.size, nz, vals)
         self._J += 1
 
     def solve(self) -> LPResult:
         """Re-optimise from the current basis; returns the primal and dual solution."""
-        h = self._h
-        h.run()
-        status = h.modelStatusToString(h.getModelStatus()).lower()
-        if status != "optimal":
-            raise RuntimeError(f"HiGHS could not solve the LPBoost master: {status}")
-        sol = h.getSolution()
+        sol = self._run("LPBoost")
         col = np.asarray(sol.col_value, dtype=np.float64)
         xi = np.maximum(col[: self._m], 0.0)
         w = np.maximum(col[self._m :], 0.0)
@@ -175,7 +196,7 @@ class IncrementalLPMaster:
             primal=float(w.sum() + self.C * xi.sum()),
             dual=float(alpha.sum()),
             status="optimal",
-            n_iter=int(h.getInfo().simplex_iteration_count),
+            n_iter=self._simplex_iterations(),
         )
 
 
@@ -267,7 +288,7 @@ def solve_lpboost_nu_cvxpy(
     )
 
 
-class IncrementalNuLPMaster:
+class IncrementalNuLPMaster(_IncrementalHighs):
     """The ν-form LPBoost primal held in one HiGHS model and grown column by column.
 
     Parameters
@@ -291,19 +312,11 @@ class IncrementalNuLPMaster:
     """
 
     def __init__(self, y: np.ndarray, D: float, time_limit: float | None = None) -> None:
-        import highspy
-
-        self.y = np.asarray(y, dtype=np.float64)
+        super().__init__(y, time_limit)
         self.D = float(D)
-        m = self.y.shape[0]
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("solver", "simplex")
-        h.setOptionValue("simplex_strategy", 4)  # primal simplex: see IncrementalLPMaster
-        if time_limit is not None:
-            h.setOptionValue("time_limit", float(time_limit))
-        inf = highspy.kHighsInf
+        m, inf = self._m, self._inf
         idx = np.arange(m, dtype=np.int32)
+        h = self._h
         h.addCols(m, np.full(m, self.D), np.zeros(m), np.full(m, inf), 0, [], [], [])  # ξ
         h.addCol(-1.0, -inf, inf, 0, [], [])  # ρ
         rows = np.r_[idx, idx].astype(np.int32)
@@ -312,37 +325,23 @@ class IncrementalNuLPMaster:
         order = np.lexsort((cols, rows))  # row-wise: ξ_i − ρ ≥ 0
         starts = np.arange(0, 2 * m, 2, dtype=np.int32)
         h.addRows(m, np.zeros(m), np.full(m, inf), 2 * m, starts, cols[order], vals[order])
-        self._h = h
-        self._inf = inf
-        self._m = m
-        self._J = 0
-
-    @property
-    def n_columns(self) -> int:
-        return self._J
 
     def add_column(self, h_col: np.ndarray) -> None:
         """Append a_J ≥ 0 (cost 0) with margin entries y_i·h_i and 1 in the row 1ᵀa = 1."""
-        vals = self.y * np.asarray(h_col, dtype=np.float64)
-        nz = np.flatnonzero(vals).astype(np.int32)
+        nz, vals = self._signed_column(h_col)
         if self._J == 0:
-            self._h.addCol(0.0, 0.0, self._inf, nz.size, nz, vals[nz])
+            self._h.addCol(0.0, 0.0, self._inf, nz.size, nz, vals)
             self._h.addRow(1.0, 1.0, 1, np.array([self._m + 1], dtype=np.int32), np.ones(1))
         else:
             idx = np.r_[nz, self._m].astype(np.int32)
-            self._h.addCol(0.0, 0.0, self._inf, idx.size, idx, np.r_[vals[nz], 1.0])
+            self._h.addCol(0.0, 0.0, self._inf, idx.size, idx, np.r_[vals, 1.0])
         self._J += 1
 
     def solve(self) -> NuLPResult:
         """Re-optimise from the current basis; returns the primal and dual solution."""
         if self._J == 0:
             raise ValueError("the ν-form master needs at least one column (1ᵀa = 1)")
-        h = self._h
-        h.run()
-        status = h.modelStatusToString(h.getModelStatus()).lower()
-        if status != "optimal":
-            raise RuntimeError(f"HiGHS could not solve the ν-LPBoost master: {status}")
-        sol = h.getSolution()
+        sol = self._run("ν-LPBoost")
         m = self._m
         col = np.asarray(sol.col_value, dtype=np.float64)
         row_dual = np.asarray(sol.row_dual, dtype=np.float64)
@@ -360,5 +359,5 @@ class IncrementalNuLPMaster:
             primal=rho - self.D * float(xi.sum()),
             dual=beta,
             status="optimal",
-            n_iter=int(h.getInfo().simplex_iteration_count),
+            n_iter=self._simplex_iterations(),
         )
