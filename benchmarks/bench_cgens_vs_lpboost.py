@@ -50,26 +50,18 @@ def methods(iters: int) -> dict[str, object]:
     # per restricted solve (at C = 1 the tolerance is rarely met: METHODS §0.6; the cap fired is
     # counted in the printout). The exact-bias SMO is not timed here: without the m × m Gram matrix
     # (m = 10⁴) each pair update costs O(m·J) (see README.md (CGENS and LPBoost)).
+    cgens = dict(
+        C=1.0,
+        tol=0.0,
+        max_iter=iters,
+        bias_mode="liblinear",
+        solver_tol=0.1,
+        solver_max_epochs=50,
+        gap_trace=False,
+    )
     return {
-        "CGENS (liblinear bias)": CGENS(
-            C=1.0,
-            tol=0.0,
-            max_iter=iters,
-            bias_mode="liblinear",
-            solver_tol=0.1,
-            solver_max_epochs=50,
-            gap_trace=False,
-        ),
-        "CGENS (liblinear, inexact)": CGENS(
-            C=1.0,
-            tol=0.0,
-            max_iter=iters,
-            bias_mode="liblinear",
-            solver_tol=0.1,
-            solver_max_epochs=50,
-            solver_inner_epochs=5,
-            gap_trace=False,
-        ),
+        "CGENS (liblinear bias)": CGENS(**cgens),
+        "CGENS (liblinear, inexact)": CGENS(**cgens, solver_inner_epochs=5),
         "LPBoost (highspy addCol)": LPBoost(C=1.0, tol=0.0, max_iter=iters, solver="highs"),
         "LPBoost (cvxpy/HiGHS)": LPBoost(
             C=1.0, tol=0.0, max_iter=iters, solver="cvxpy", cvxpy_solver="HIGHS"

@@ -35,6 +35,7 @@ from kernbench.datasets.generators import circle
 from kernbench.methods.adaboost import AdaBoost
 from kernbench.methods.cgens import CGENS
 from kernbench.report.figures_features import fig5_figure
+from kernbench.weak.stumps import feature_usage
 
 TOY_RADIUS = float(np.sqrt(2 * np.log(2)))  # the median of ||x|| for x ~ N(0, I₂): balanced
 
@@ -136,11 +137,17 @@ def plot_fig2(
 
 
 def feature_frequencies(learner_lists: Sequence[Sequence[Any]], n_features: int) -> np.ndarray:
-    """Mean over runs of (# selected stumps using feature d) / (# stumps), d = 0..D−1 (Fig. 5)."""
+    """Mean over runs of (# selected stumps using feature d) / (# stumps), d = 0..D−1 (Fig. 5).
+
+    The per-run share is :func:`kernbench.weak.stumps.feature_usage` (what fitted stump ensembles
+    store as ``feature_usage_``); every learner must be a stump.
+    """
     freq = np.zeros(n_features)
     for learners in learner_lists:
-        feats = np.array([lrn.feature for lrn in learners if np.isfinite(lrn.threshold)], dtype=int)
-        freq += np.bincount(feats, minlength=n_features) / max(len(learners), 1)
+        usage = feature_usage(learners, n_features)
+        if usage is None:
+            raise ValueError("feature frequencies are defined for decision stumps only")
+        freq += usage
     return freq / max(len(learner_lists), 1)
 
 

@@ -23,3 +23,16 @@ def test_timing_csv_groups_by_method_and_size(tmp_path):
     }
     png = fig2_from_csv(path, tmp_path / "fig2.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_feature_frequencies_average_the_per_run_feature_usage():
+    import numpy as np
+    import pytest
+
+    from kernbench.report.figures_cgens import feature_frequencies
+    from kernbench.weak.stumps import Stump
+
+    runs = [[Stump(0, 0.5, 1), Stump(2, 0.1, -1), Stump(0, -np.inf, 1)], [Stump(1, 0.0, 1)]]
+    np.testing.assert_allclose(feature_frequencies(runs, 3), [1 / 6, 1 / 2, 1 / 6])
+    with pytest.raises(ValueError, match="stumps"):
+        feature_frequencies([[object()]], 3)
