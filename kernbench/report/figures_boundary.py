@@ -35,6 +35,8 @@ from kernbench.seeds import derive_seed
 C_GRID: tuple[float, ...] = tuple(2.0**k for k in range(-17, 4, 2))
 PANEL_ORDER = ("SVM-Stump", "SVM-Perc", "AdaBoost-Stump", "AdaBoost-Perc")
 _SHORT = {"n_estimators": "T"}  # the paper's name for a parameter, in panel titles
+#: RCD updates per perceptron, as in experiments/lin_li_table1.yaml (README "Lin & Li")
+MAX_RUN = 200
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ def boundary_panels(
     *,
     seed: int = 0,
     n_estimators: int = 100,
-    max_run: int = 1000,
+    max_run: int = MAX_RUN,
     cv_folds: int = 5,
     c_grid: tuple[float, ...] = C_GRID,
 ) -> list[BoundaryPanel]:
@@ -92,7 +94,8 @@ def boundary_panels(
     seed : int
         Seeds the CV folds and the RCD perceptrons.
     n_estimators, max_run : int
-        AdaBoost's T and RCD's updates per perceptron.
+        AdaBoost's T and RCD's updates per perceptron. Both AdaBoosts keep boosting past a
+        zero-error round (``zero_error="continue"``, LEMGA's rule), as in Table I's spec.
     cv_folds : int
         Folds of the C search for the SVMs.
     c_grid : tuple of float
@@ -105,13 +108,14 @@ def boundary_panels(
     learners: list[tuple[str, Any, dict[str, list[Any]]]] = [
         ("SVM-Stump", SVMStump(), {"C": list(c_grid)}),
         ("SVM-Perc", SVMPerc(), {"C": list(c_grid)}),
-        ("AdaBoost-Stump", AdaBoost(n_estimators, weak_learner="stump"), {}),
+        ("AdaBoost-Stump", AdaBoost(n_estimators, weak_learner="stump", zero_error="continue"), {}),
         (
             "AdaBoost-Perc",
             AdaBoost(
                 n_estimators,
                 weak_learner="perceptron",
                 max_run=max_run,
+                zero_error="continue",
                 random_state=derive_seed(seed, "lin_li_fig2", "AdaBoost-Perc"),
             ),
             {},
@@ -192,7 +196,7 @@ def plot_boundaries(
     n_test: int = 3000,
     seed: int = 0,
     n_estimators: int = 100,
-    max_run: int = 1000,
+    max_run: int = MAX_RUN,
     grid_size: int = 300,
     extent: float = 4.0,
 ) -> tuple[Path, list[BoundaryPanel]]:
@@ -207,7 +211,7 @@ def plot_boundaries(
     seed : int
         Seeds the data, the CV folds and AdaBoost-Perc.
     n_estimators, max_run : int
-        AdaBoost's T (PROTOCOLS: 100) and the RCD updates per perceptron (1000).
+        AdaBoost's T (PROTOCOLS: 100) and the RCD updates per perceptron (:data:`MAX_RUN`).
     grid_size, extent : int, float
         The plotting grid: ``grid_size``² points over [−extent, extent]².
 
@@ -239,7 +243,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-train", type=int, default=300)
     parser.add_argument("--n-estimators", type=int, default=100, help="AdaBoost T")
-    parser.add_argument("--max-run", type=int, default=1000, help="RCD updates per perceptron")
+    parser.add_argument("--max-run", type=int, default=MAX_RUN, help="RCD updates per perceptron")
     parser.add_argument("--grid-size", type=int, default=300)
     args = parser.parse_args(argv)
     path, panels = plot_boundaries(
