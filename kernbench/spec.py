@@ -72,8 +72,9 @@ class _Checker:
         for key in value:
             if key not in allowed:
                 prefix = f"{path}." if path else ""
+                segment = key if key.strip() == key and key else repr(key)  # '' or ' x' visible
                 raise self.fail(
-                    f"{prefix}{key}",
+                    f"{prefix}{segment}",
                     f"unknown key {key!r}{_suggest(key, allowed)} "
                     f"(allowed: {', '.join(sorted(allowed))})",
                 )

@@ -62,6 +62,14 @@ def mutate(fn):
 
 CASES = [
     ("unknown top key", lambda d: d.update(metods={}), "metods", "did you mean 'methods'"),
+    # an empty or blank key is quoted in the path, so the path still names it (found by the fuzzer)
+    ("empty top key", lambda d: d.update({"": None}), "''", "unknown key ''"),
+    (
+        "blank method key",
+        lambda d: d["methods"]["SVM-Stump"].update({" ": 1}),
+        "methods.SVM-Stump.' '",
+        "",
+    ),
     (
         "misspelled method",
         lambda d: d["methods"]["AdaBoost"].update(estimator="adabost"),
