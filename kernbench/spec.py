@@ -72,7 +72,7 @@ class _Checker:
         for key in value:
             if key not in allowed:
                 prefix = f"{path}." if path else ""
-                segment = key if key.strip() == key and key else repr(key)  # '' or ' x' visible
+                segment = key if key and key == key.strip() else repr(key)  # '' or ' x' visible
                 raise self.fail(
                     f"{prefix}{segment}",
                     f"unknown key {key!r}{_suggest(key, allowed)} "

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from kernbench.datasets import make_realisation
+from kernbench.report import figures_boundary
 from kernbench.report.reference import load_reference, match_reference
 from kernbench.spec import load_spec
 
@@ -70,6 +71,12 @@ def test_table1_methods_fix_T_and_use_rcd_perceptrons():
         if wl == "perceptron":  # the first author's "perc200" (README "Lin & Li")
             assert m.params["max_run"] == 200
             assert m.params["zero_error"] == "continue"
+
+
+def test_fig2_fits_adaboost_perc_with_table1_settings():
+    """figures_boundary.MAX_RUN restates the spec's max_run; the two must not drift apart."""
+    methods = {m.label: m for m in load_spec(SPECS[1]).methods}
+    assert figures_boundary.MAX_RUN == methods["AB-Perc-T100"].params["max_run"]
 
 
 def test_every_cell_has_exactly_one_published_value(spec):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from kernbench.report.figures_cgens import fig2_from_csv, read_timing_csv
+import numpy as np
+import pytest
+
+from kernbench.report.figures_cgens import feature_frequencies, fig2_from_csv, read_timing_csv
+from kernbench.weak.stumps import Stump
 
 CSV = """method,n_train,iterations,time_s,repeats,ratio_vs_cgens_liblinear
 CGENS (liblinear bias),10000,100,2.5,1,1.0
@@ -26,12 +30,6 @@ def test_timing_csv_groups_by_method_and_size(tmp_path):
 
 
 def test_feature_frequencies_average_the_per_run_feature_usage():
-    import numpy as np
-    import pytest
-
-    from kernbench.report.figures_cgens import feature_frequencies
-    from kernbench.weak.stumps import Stump
-
     runs = [[Stump(0, 0.5, 1), Stump(2, 0.1, -1), Stump(0, -np.inf, 1)], [Stump(1, 0.0, 1)]]
     np.testing.assert_allclose(feature_frequencies(runs, 3), [1 / 6, 1 / 2, 1 / 6])
     with pytest.raises(ValueError, match="stumps"):
