@@ -309,22 +309,27 @@ def table(
         bool, typer.Option("--reference/--no-reference", help="Published numbers beside ours.")
     ] = True,
     out_file: Annotated[Path | None, typer.Option("--out", help="Write to FILE too.")] = None,
+    spec: Annotated[
+        Path | None,
+        typer.Option("--spec", help="Show this spec's cells [default: the spec last run there]."),
+    ] = None,
 ) -> None:
     """Print paper-style tables (mean ± spread, best in bold, average ranks, published values).
+
+    A table shows exactly the cells of one spec: the one last run into the results directory, or
+    the one given with --spec; cells of other specs stored there are counted in a note.
 
     Example: kernbench table results/quickstart --format latex
     """
     from kernbench.report import build_table, render_table, write_table_md
-    from kernbench.store import find_stores
 
     if fmt not in ("md", "latex", "csv"):
         raise UsageError("--format", f"expected md, latex or csv, got {fmt!r}")
-    stores = find_stores(path)
-    if not stores:
-        raise KernbenchError(f"no results store at or below {path} (run `kernbench run SPEC`)")
+    stores = _stores_at(path)
+    selection = _selection(spec)
     texts = []
     for directory in stores:
-        tab = build_table(directory, reference=reference)
+        tab = build_table(directory, reference=reference, selection=selection)
         text = render_table(tab, fmt=fmt)
         if fmt == "md":
             write_table_md(directory, text)
@@ -341,26 +346,57 @@ def table(
 def plot(
     path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
     kind: Annotated[
-        str, typer.Option("--kind", help="trace | fig3 (multi-class) | fig5 (feature usage)")
+        str, typer.Option("--kind", help="A plot kind (`--kind list` shows them all).")
     ] = "trace",
     out_dir: Annotated[Path | None, typer.Option("--out", help="Directory for the PNGs.")] = None,
+    spec: Annotated[
+        Path | None,
+        typer.Option("--spec", help="Draw this spec's cells [default: the spec last run there]."),
+    ] = None,
 ) -> None:
-    """Draw figures from a results store (PNG).
+    """Draw figures from a results store (PNG); `kernbench plot --kind list` lists the kinds.
 
     Example: kernbench plot results/quickstart --kind trace --out figures/
     """
     from kernbench.report import PLOT_KINDS, plot_traces
-    from kernbench.store import find_stores
 
+    if kind == "list":
+        for name, builder in sorted(PLOT_KINDS.items()):
+            typer.echo(f"{name:<16} {getattr(builder, 'plot_help', '')}")
+        return
     if kind not in PLOT_KINDS:
         raise UsageError("--kind", f"unknown kind {kind!r} (available: {', '.join(PLOT_KINDS)})")
+    stores = _stores_at(path)
+    selection = _selection(spec)
+    for directory in stores:
+        target = out_dir if out_dir is not None else directory / "figures"
+        for png in plot_traces(directory, target, kind=kind, selection=selection):
+            out.print(str(png), highlight=False)
+
+
+def _stores_at(path: Path) -> list[Path]:
+    """Results directories at or below ``path``; a clear error when there is none."""
+    from kernbench.store import find_stores
+
+    if not path.exists():
+        raise KernbenchError(f"{path}: no such file or directory")
     stores = find_stores(path)
     if not stores:
         raise KernbenchError(f"no results store at or below {path} (run `kernbench run SPEC`)")
-    for directory in stores:
-        target = out_dir if out_dir is not None else directory / "figures"
-        for png in plot_traces(directory, target, kind=kind):
-            out.print(str(png), highlight=False)
+    return stores
+
+
+def _selection(spec_path: Path | None):
+    """The cells of the spec at ``spec_path`` (None: each store's own recorded spec)."""
+    if spec_path is None:
+        return None
+    from kernbench.report import Selection
+    from kernbench.runner.plan import plan_cells
+    from kernbench.spec import load_spec, spec_to_dict
+
+    s = load_spec(spec_path)
+    ids = frozenset(c.cell_id for c in plan_cells(s))
+    return Selection(spec=spec_to_dict(s), cell_ids=ids)
 
 
 # -- methods -------------------------------------------------------------------------------------

@@ -10,7 +10,9 @@ same cell computed twice is one cell. For each identity the merged store keeps
   the pair is reported as a **conflict**: the same inputs gave different results somewhere (a
   different BLAS, a nondeterministic solver, an edited working tree under an unchanged version).
 
-Only stores of the same experiment (spec ``name``) can be merged.
+Only stores of the same experiment (spec ``name``) can be merged. The merged store keeps the
+first store's spec and its recorded plan, so its tables show that spec's cells, as ``kernbench
+table`` does for any store (a warning names the stores whose specs differ).
 """
 
 from __future__ import annotations
@@ -132,10 +134,12 @@ def merge_stores(
         inputs += [(str(p), p) for p in paths]
         chosen: dict[str, tuple[str, dict[str, Any]]] = {}
         spec: dict[str, Any] | None = None
+        plan: set[str] | None = None
         origins = []
         for label, path in inputs:
             with Store(path) as store:
                 their_spec = store.get_meta("spec") or {}
+                their_plan = store.plan_ids()
                 rows = store.rows()
                 origins.append(
                     {
@@ -144,12 +148,23 @@ def merge_stores(
                         "provenance": store.get_meta("provenance"),
                     }
                 )
+            first = spec is None
             spec = _check_same_experiment(spec, their_spec, label, report)
+            if first:
+                plan = their_plan
+            elif their_plan is not None and plan is not None and their_plan != plan:
+                report.warnings.append(
+                    f"{label}: its spec's cells differ from the first store's; the merged store "
+                    "keeps every cell, and its tables show the first store's spec"
+                )
             report.rows_read += len(rows)
             for row in rows:
                 _offer(chosen, label, row, report)
         with Store(out, create=True) as target:
-            target.set_meta("spec", spec)
+            if plan is not None:
+                target.set_plan(spec, plan)
+            else:
+                target.set_meta("spec", spec)
             target.set_meta("merged_from", origins)
             target.set_meta("merged_at", time.time())
             if target.get_meta("created_at") is None:

@@ -4,15 +4,25 @@
 
 ``meta``
     key/value JSON: ``spec`` (the validated spec as a dict, with the reference CSV path resolved),
-    ``kernbench_version``, ``created_at``.
+    ``plan_size``, ``kernbench_version``, ``created_at``.
+``plan``
+    the identities of every cell of the spec last run into the store (the whole spec, whatever
+    ``--only`` or ``--realisations`` ran). Tables and figures show these cells and no others, so a
+    store that also holds cells of another spec (an edited spec, or two specs sharing ``--out``)
+    never mixes their numbers.
 ``cells``
-    one row per cell (dataset label × realisation × method label): its identity hash, status
+    one row per cell identity: dataset label, realisation, method label, status
     (``done`` | ``failed`` | ``timeout`` | ``interrupted`` | ``skipped`` | ``pending``), the
     headline numbers, the chosen parameters and a JSON ``result`` with everything else (CV table,
     timings, model size, per-iteration trace, seeds, versions, split info).
+``history``
+    earlier rows of a cell that a newer row replaced (``--fresh`` recomputations), and attempts
+    that did not finish while a finished row was kept: nothing finished is ever deleted.
 
 Each finished cell is committed in its own transaction (WAL journal), so a killed run loses at most
-the cells in flight and a reader (``kernbench table``) can read while a run writes.
+the cells in flight and a reader (``kernbench table``) can read while a run writes. A finished row
+is only ever replaced by another finished row of the same identity, in one transaction: an
+interrupted or failed recomputation leaves the earlier result in place.
 """
 
 from __future__ import annotations
@@ -57,7 +67,34 @@ CREATE TABLE IF NOT EXISTS cells (
     attempts     INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS cells_by_key ON cells (dataset, method, realisation);
+CREATE TABLE IF NOT EXISTS plan (cell_id TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS history (
+    cell_id      TEXT NOT NULL,
+    dataset      TEXT NOT NULL,
+    realisation  INTEGER NOT NULL,
+    method       TEXT NOT NULL,
+    estimator    TEXT NOT NULL,
+    status       TEXT NOT NULL,
+    test_error   REAL,
+    train_error  REAL,
+    params       TEXT,
+    result       TEXT,
+    error        TEXT,
+    traceback    TEXT,
+    started_at   REAL,
+    finished_at  REAL,
+    attempts     INTEGER NOT NULL DEFAULT 1,
+    archived_at  REAL NOT NULL,
+    reason       TEXT NOT NULL
+);
 """
+
+#: the columns of a ``cells`` row, in table order (``history`` adds ``archived_at``, ``reason``)
+CELL_COLUMNS = (
+    "cell_id", "dataset", "realisation", "method", "estimator", "status", "test_error",
+    "train_error", "params", "result", "error", "traceback", "started_at", "finished_at",
+    "attempts",
+)  # fmt: skip
 
 
 @dataclass
@@ -157,55 +194,122 @@ class Store:
         """``cell_id -> status`` for every recorded cell."""
         return dict(self._con.execute("SELECT cell_id, status FROM cells"))
 
-    def record(self, rec: CellRecord) -> None:
-        """Insert or replace one cell in its own transaction (attempts counted across reruns)."""
+    def record(self, rec: CellRecord) -> bool:
+        """Store one cell in its own transaction; return whether it became the cell's row.
+
+        A finished row (``done``/``skipped``) is replaced only by another finished row, and the
+        replaced one moves to ``history`` in the same transaction. An unfinished record
+        (``failed``, ``timeout``, ``interrupted``) for a cell that already has a finished row
+        goes to ``history`` and the finished row stays: an interrupted or failing ``--fresh``
+        recomputation never loses a number. Attempts are counted across reruns.
+        """
+        finished_new = rec.status in FINAL_STATUSES
         with self._transaction():
-            row = self._con.execute(
-                "SELECT attempts FROM cells WHERE cell_id = ?", (rec.cell_id,)
+            old = self._con.execute(
+                "SELECT status, attempts FROM cells WHERE cell_id = ?", (rec.cell_id,)
             ).fetchone()
-            attempts = (row[0] + 1) if row else 1
-            self._con.execute(
-                "INSERT OR REPLACE INTO cells (cell_id, dataset, realisation, method, estimator, "
-                "status, test_error, train_error, params, result, error, traceback, started_at, "
-                "finished_at, attempts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    rec.cell_id,
-                    rec.dataset,
-                    int(rec.realisation),
-                    rec.method,
-                    rec.estimator,
-                    rec.status,
-                    _float_or_none(rec.test_error),
-                    _float_or_none(rec.train_error),
-                    dumps(rec.params),
-                    dumps(rec.result),
-                    rec.error,
-                    rec.traceback,
-                    rec.started_at,
-                    rec.finished_at if rec.finished_at is not None else time.time(),
-                    attempts,
-                ),
+            attempts = (old[1] + 1) if old else 1
+            row = (
+                rec.cell_id,
+                rec.dataset,
+                int(rec.realisation),
+                rec.method,
+                rec.estimator,
+                rec.status,
+                _float_or_none(rec.test_error),
+                _float_or_none(rec.train_error),
+                dumps(rec.params),
+                dumps(rec.result),
+                rec.error,
+                rec.traceback,
+                rec.started_at,
+                rec.finished_at if rec.finished_at is not None else time.time(),
+                attempts,
             )
+            finished_old = old is not None and old[0] in FINAL_STATUSES
+            if finished_old and not finished_new:
+                self._archive_values(row, "attempt did not finish; the finished row was kept")
+                self._con.execute(
+                    "UPDATE cells SET attempts = ? WHERE cell_id = ?", (attempts, rec.cell_id)
+                )
+                kept_old = True
+            else:
+                if finished_old:
+                    self._archive_row(rec.cell_id, "replaced by a newer finished row")
+                self._con.execute(
+                    f"INSERT OR REPLACE INTO cells ({', '.join(CELL_COLUMNS)}) "
+                    f"VALUES ({', '.join('?' * len(CELL_COLUMNS))})",
+                    row,
+                )
+                kept_old = False
             _fault_commit_delay()
+        return not kept_old
+
+    def _archive_row(self, cell_id: str, reason: str) -> None:
+        cols = ", ".join(CELL_COLUMNS)
+        self._con.execute(
+            f"INSERT INTO history ({cols}, archived_at, reason) "
+            f"SELECT {cols}, ?, ? FROM cells WHERE cell_id = ?",
+            (time.time(), reason, cell_id),
+        )
+
+    def _archive_values(self, row: tuple[Any, ...], reason: str) -> None:
+        self._con.execute(
+            f"INSERT INTO history ({', '.join(CELL_COLUMNS)}, archived_at, reason) "
+            f"VALUES ({', '.join('?' * (len(CELL_COLUMNS) + 2))})",
+            (*row, time.time(), reason),
+        )
+
+    def history(self) -> list[dict[str, Any]]:
+        """Archived rows (oldest first), decoded like :meth:`rows`, with ``reason``."""
+        if not self._has_table("history"):
+            return []
+        return _decoded(self._con.execute("SELECT * FROM history ORDER BY archived_at, rowid"))
 
     def put_rows(self, rows: Iterable[Mapping[str, Any]]) -> None:
         """Insert or replace whole rows as :meth:`rows` returns them (one transaction; used by
-        ``kernbench merge``, which keeps each row's attempts and timestamps)."""
-        cols = [
-            "cell_id", "dataset", "realisation", "method", "estimator", "status", "test_error",
-            "train_error", "params", "result", "error", "traceback", "started_at", "finished_at",
-            "attempts",
-        ]  # fmt: skip
+        ``kernbench merge`` and ``run --reuse``, which keep each row's attempts and timestamps)."""
         values = [
-            tuple(dumps(r.get(c) or {}) if c in ("params", "result") else r.get(c) for c in cols)
+            tuple(
+                dumps(r.get(c) or {}) if c in ("params", "result") else r.get(c)
+                for c in CELL_COLUMNS
+            )
             for r in rows
         ]
         with self._transaction():
             self._con.executemany(
-                f"INSERT OR REPLACE INTO cells ({', '.join(cols)}) "
-                f"VALUES ({', '.join('?' * len(cols))})",
+                f"INSERT OR REPLACE INTO cells ({', '.join(CELL_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(CELL_COLUMNS))})",
                 values,
             )
+
+    # -- the plan: which cells the store's spec consists of -----------------------------------
+    def set_plan(self, spec: Mapping[str, Any], cell_ids: Iterable[str]) -> None:
+        """Record ``spec`` and the identities of all its cells, in one transaction.
+
+        From then on tables and figures read exactly these cells (see :meth:`plan_ids`).
+        """
+        ids = list(dict.fromkeys(cell_ids))
+        with self._transaction():
+            for key, value in (("spec", spec), ("plan_size", len(ids))):
+                self._con.execute(
+                    "INSERT INTO meta(key, value) VALUES (?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (key, dumps(value)),
+                )
+            self._con.execute("DELETE FROM plan")
+            self._con.executemany("INSERT INTO plan(cell_id) VALUES (?)", [(c,) for c in ids])
+
+    def plan_ids(self) -> set[str] | None:
+        """Identities of the cells of the spec last run into the store (None for a store
+        written before plans were recorded)."""
+        if self.get_meta("plan_size") is None or not self._has_table("plan"):
+            return None
+        return {row[0] for row in self._con.execute("SELECT cell_id FROM plan")}
+
+    def _has_table(self, name: str) -> bool:
+        query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+        return self._con.execute(query, (name,)).fetchone() is not None
 
     def delete(self, cell_ids: Iterable[str]) -> None:
         with self._transaction():

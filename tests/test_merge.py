@@ -161,3 +161,18 @@ def test_split_run_on_two_machines_merges_into_the_full_run(tmp_path):
             assert isinstance(git["dirty"], bool)
         else:
             assert git is None
+
+
+def test_merged_store_keeps_the_first_stores_plan(tmp_path):
+    a = _store(tmp_path / "a", [_rec("c0"), _rec("c1")])
+    b = _store(tmp_path / "b", [_rec("c0"), _rec("x2")])
+    spec = {"name": "exp", "table": {}}
+    with Store(a) as st:
+        st.set_plan(spec, ["c0", "c1"])
+    with Store(b) as st:
+        st.set_plan(spec, ["c0", "x2"])
+    report = merge_stores([a, b], tmp_path / "m")
+    assert any("cells differ" in w for w in report.warnings)
+    with Store(tmp_path / "m") as st:
+        assert st.plan_ids() == {"c0", "c1"}
+        assert {r["cell_id"] for r in st.rows()} == {"c0", "c1", "x2"}  # every cell kept

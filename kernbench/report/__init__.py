@@ -1,13 +1,16 @@
 """Reports from a results store: paper-style tables, statistics and figures.
 
 ``build_table`` / ``render_table`` / ``write_table_md`` back ``kernbench table``;
-``plot_traces`` backs ``kernbench plot`` (kinds in ``PLOT_KINDS``: ``trace``, ``fig3``, ``fig5``);
-``summary_frame`` gives the numbers behind a table as a DataFrame.
+``plot_traces`` backs ``kernbench plot``: every figure module below registers its kinds in
+``PLOT_KINDS`` with ``@plot_kind`` when imported; ``summary_frame`` gives the numbers behind a
+table as a DataFrame. Reports read stores only; nothing here fits a model.
 """
 
-from kernbench.report.figures import PLOT_KINDS, plot_traces, trace_figures
-from kernbench.report.figures_features import fig5_figures
-from kernbench.report.figures_multiclass import multiclass_figures
+# --- figure modules (each registers its plot kinds); keep one import per line, sorted ---
+from kernbench.report import figures_features, figures_multiclass  # noqa: F401
+from kernbench.report.collect import Selection
+from kernbench.report.figures import trace_figures
+from kernbench.report.plot_kinds import PLOT_KINDS, plot_kind, plot_traces
 from kernbench.report.reference import Published, ReferenceMatchError, load_reference
 from kernbench.report.render import render_table, table_frame
 from kernbench.report.tables import (
@@ -19,19 +22,17 @@ from kernbench.report.tables import (
     write_table_md,
 )
 
-# the extra kinds register here: figures_multiclass builds on figures (no import cycle)
-PLOT_KINDS["fig3"] = multiclass_figures
-PLOT_KINDS["fig5"] = fig5_figures
-
 __all__ = [
     "PLOT_KINDS",
     "Cell",
     "Published",
     "ReferenceMatchError",
+    "Selection",
     "Table",
     "build_table",
     "build_tables",
     "load_reference",
+    "plot_kind",
     "plot_traces",
     "render_table",
     "summary_frame",

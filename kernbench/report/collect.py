@@ -1,9 +1,13 @@
 """Read one results store into what a report needs: labels in spec order, one row per realisation.
 
-The report reads only the store (``docs/DESIGN.md``). A store may hold rows the current spec no
-longer produces (the spec's grid, parameters or estimator changed, a label was renamed); for every
-(dataset, method, realisation) the table uses the row of the spec's estimator finished last, and
-counts the others as superseded so the notes can say so.
+The report reads only the store (``docs/DESIGN.md``). A store may hold rows of other specs (the
+spec was edited, or two specs share one results directory). The report shows exactly the cells of
+one spec: the one last run into the store (its cell identities are recorded there), or the one
+given as a :class:`Selection` (``kernbench table --spec``). Other rows are counted in the notes and
+never shown.
+
+Stores written before the plan was recorded fall back to matching rows by labels: for every
+(dataset, method, realisation) the row of the spec's estimator finished last; a note says so.
 """
 
 from __future__ import annotations
@@ -64,6 +68,18 @@ class Experiment:
         return dict(self.spec.get("protocol") or {})
 
 
+@dataclass(frozen=True)
+class Selection:
+    """Which cells a report shows: a spec (as stored, ``spec_to_dict``) and its cell identities.
+
+    Built by the caller that knows how to plan a spec (the CLI's ``--spec``); by default the
+    report uses the spec and plan recorded in the store.
+    """
+
+    spec: dict[str, Any]
+    cell_ids: frozenset[str]
+
+
 def row_value(row: dict[str, Any], value: str) -> float | None:
     """The tabulated number of one store row (percent for errors), ``None`` when absent."""
     if value in PERCENT_VALUES:
@@ -85,33 +101,39 @@ def _ordered(spec_labels: list[str], seen: set[str]) -> list[str]:
     return list(spec_labels) + sorted(seen - set(spec_labels))
 
 
-def load_experiment(results_dir: str | os.PathLike[str]) -> Experiment:
-    """Read the store in ``results_dir`` (see :class:`Experiment`)."""
+def load_experiment(
+    results_dir: str | os.PathLike[str], selection: Selection | None = None
+) -> Experiment:
+    """Read the store in ``results_dir`` (see :class:`Experiment`).
+
+    Parameters
+    ----------
+    results_dir : path
+    selection : Selection, optional
+        The spec whose cells to show; default: the spec last run into the store.
+    """
     directory = Path(results_dir)
     with Store(directory) as store:
-        spec = store.get_meta("spec") or {}
+        if selection is None:
+            spec = store.get_meta("spec") or {}
+            plan = store.plan_ids()
+        else:
+            spec, plan = selection.spec, set(selection.cell_ids)
         all_rows = store.rows()
 
     spec_datasets = [d["label"] for d in spec.get("datasets", [])]
     spec_methods = [m["label"] for m in spec.get("methods", [])]
-    estimator_of = {m["label"]: m.get("estimator") for m in spec.get("methods", [])}
     notes: list[str] = []
-
-    if spec:
-        known = [
-            r for r in all_rows if r["dataset"] in spec_datasets and r["method"] in spec_methods
-        ]
-        unknown = len(all_rows) - len(known)
-        if unknown:
-            notes.append(f"{unknown} stored cell(s) with labels not in the spec were left out.")
-        current = [r for r in known if estimator_of.get(r["method"]) in (None, r["estimator"])]
-        if len(current) < len(known):
+    if plan is not None:
+        current = [r for r in all_rows if r["cell_id"] in plan]
+        others = len(all_rows) - len(current)
+        if others:
             notes.append(
-                f"{len(known) - len(current)} stored cell(s) of an estimator the spec no longer "
-                "uses were left out."
+                f"{others} stored cell(s) of other specs (or earlier versions of "
+                f"{spec.get('name', 'this spec')!r}) were left out."
             )
     else:
-        current = list(all_rows)
+        current = _match_by_labels(all_rows, spec, spec_datasets, spec_methods, notes)
 
     chosen: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
     superseded = 0
@@ -119,11 +141,17 @@ def load_experiment(results_dir: str | os.PathLike[str]) -> Experiment:
         cell = chosen.setdefault((r["dataset"], r["method"]), {})
         if int(r["realisation"]) in cell:
             superseded += 1
-        cell[int(r["realisation"])] = r  # later rows replace earlier ones
+        cell[int(r["realisation"])] = r  # (by labels only) later rows replace earlier ones
     if superseded:
         notes.append(
             f"{superseded} older stored cell(s) for the same dataset, method and realisation "
             "(earlier parameters or grid) were superseded by the latest."
+        )
+    if plan is None and spec and (superseded or len(current) < len(all_rows)):
+        notes.append(
+            "this store predates recorded plans, so its cells were matched by labels; rerun "
+            "`kernbench run SPEC` into it (finished cells are not recomputed) or pass --spec to "
+            "select exactly one spec's cells."
         )
 
     protocol = spec.get("protocol") or {}
@@ -151,6 +179,35 @@ def load_experiment(results_dir: str | os.PathLike[str]) -> Experiment:
         spec=spec,
         notes=notes,
     )
+
+
+def as_experiment(source: Experiment | str | os.PathLike[str]) -> Experiment:
+    """``source`` itself if already loaded, else :func:`load_experiment` of that directory."""
+    return source if isinstance(source, Experiment) else load_experiment(source)
+
+
+def _match_by_labels(
+    all_rows: list[dict[str, Any]],
+    spec: dict[str, Any],
+    spec_datasets: list[str],
+    spec_methods: list[str],
+    notes: list[str],
+) -> list[dict[str, Any]]:
+    """Rows of a store without a recorded plan that carry the spec's labels and estimators."""
+    if not spec:
+        return list(all_rows)
+    estimator_of = {m["label"]: m.get("estimator") for m in spec.get("methods", [])}
+    known = [r for r in all_rows if r["dataset"] in spec_datasets and r["method"] in spec_methods]
+    unknown = len(all_rows) - len(known)
+    if unknown:
+        notes.append(f"{unknown} stored cell(s) with labels not in the spec were left out.")
+    current = [r for r in known if estimator_of.get(r["method"]) in (None, r["estimator"])]
+    if len(current) < len(known):
+        notes.append(
+            f"{len(known) - len(current)} stored cell(s) of an estimator the spec no longer "
+            "uses were left out."
+        )
+    return current
 
 
 def _only_existing(protocol: dict[str, Any]) -> bool:

@@ -16,16 +16,14 @@ work headless and in worker processes.
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from kernbench.errors import KernbenchError
-from kernbench.report.collect import Experiment, load_experiment
+from kernbench.report.collect import Experiment, as_experiment
+from kernbench.report.plot_kinds import plot_kind
 
 ERROR_KEYS = ("train_error", "test_error")
 TIME_KEY = "time_s"
@@ -121,59 +119,13 @@ def trace_figure(title: str, traces_by_method: dict[str, list[dict[str, Any]]]) 
     return fig
 
 
-def trace_figures(results_dir: str | os.PathLike[str]) -> dict[str, Figure]:
+@plot_kind("trace", "train/test error (and time) vs iteration per dataset, mean of runs")
+def trace_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """``dataset label -> Figure`` for every dataset with at least one trace (spec order)."""
-    exp = load_experiment(results_dir)
+    exp = as_experiment(source)
     figures = {}
     for d in exp.datasets:
         fig = trace_figure(f"{exp.title}: {d}", {m: _traces(exp, d, m) for m in exp.methods})
         if fig is not None:
             figures[d] = fig
     return figures
-
-
-#: ``kind -> builder(results_dir) -> {name: Figure}`` for ``kernbench plot --kind``
-PLOT_KINDS: dict[str, Callable[[str | os.PathLike[str]], dict[str, Figure]]] = {
-    "trace": trace_figures,
-}
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "dataset"
-
-
-def plot_traces(
-    results_dir: str | os.PathLike[str],
-    out_dir: str | os.PathLike[str] | None = None,
-    *,
-    kind: str = "trace",
-    dpi: int = 120,
-) -> list[Path]:
-    """Write one PNG per dataset and return their paths.
-
-    Parameters
-    ----------
-    results_dir : path
-        A results directory holding ``results.sqlite``.
-    out_dir : path, optional
-        Where to write ``<kind>_<dataset>.png`` (default ``<results_dir>/figures``).
-    kind : str
-        A key of ``PLOT_KINDS``; ``"trace"``: train/test error vs iteration, one line per method,
-        mean over realisations, plus time vs iteration when recorded.
-    dpi : int
-
-    Raises
-    ------
-    kernbench.errors.KernbenchError
-        For an unknown ``kind`` or a missing store.
-    """
-    if kind not in PLOT_KINDS:
-        raise KernbenchError(f"unknown plot kind {kind!r}; expected one of {sorted(PLOT_KINDS)}")
-    out = Path(out_dir) if out_dir is not None else Path(results_dir) / "figures"
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, fig in PLOT_KINDS[kind](results_dir).items():
-        path = out / f"{kind}_{_slug(name)}.png"
-        fig.savefig(path, dpi=dpi)
-        paths.append(path)
-    return paths

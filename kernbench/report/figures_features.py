@@ -15,7 +15,8 @@ from collections.abc import Mapping
 import numpy as np
 from matplotlib.figure import Figure
 
-from kernbench.report.collect import Experiment, load_experiment
+from kernbench.report.collect import Experiment, as_experiment
+from kernbench.report.plot_kinds import plot_kind
 
 
 def usage_by_method(exp: Experiment, dataset: str) -> dict[str, np.ndarray]:
@@ -72,9 +73,10 @@ def fig5_figure(freqs: Mapping[str, np.ndarray], title: str = "") -> Figure:
     return fig
 
 
-def fig5_figures(results_dir: str | os.PathLike[str]) -> dict[str, Figure]:
+@plot_kind("fig5", "Shen & Liu Fig. 5: fraction of stumps using each feature")
+def fig5_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """A Fig. 5 panel per dataset with stored feature usage (``kernbench plot --kind fig5``)."""
-    exp = load_experiment(results_dir)
+    exp = as_experiment(source)
     figures: dict[str, Figure] = {}
     for dataset in exp.datasets:
         freqs = usage_by_method(exp, dataset)

@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
-from kernbench.report.collect import Experiment, load_experiment
+from kernbench.report.collect import Experiment, as_experiment
 from kernbench.report.figures import mean_trace
+from kernbench.report.plot_kinds import plot_kind
 
 #: the iterations PROTOCOLS §1 Fig. 3 [D] records
 FIG3_ITERATIONS: tuple[int, ...] = (10, 25, 50, 100, 200, 300, 400, 500)
@@ -88,12 +89,12 @@ def fig3_series(
 
 
 def fig3_table(
-    results_dir: str | os.PathLike[str],
+    source: Experiment | str | os.PathLike[str],
     iterations: Sequence[int] = FIG3_ITERATIONS,
     realisation: int | None = 0,
 ) -> list[dict[str, Any]]:
     """Tidy rows (dataset, method, iteration, test_error_pct, time_s) of every Fig. 3 curve."""
-    exp = load_experiment(results_dir)
+    exp = as_experiment(source)
     out = []
     for d in exp.datasets:
         for m in exp.methods:
@@ -115,7 +116,7 @@ def fig3_table(
 
 
 def fig3_figure(
-    results_dir: str | os.PathLike[str],
+    source: Experiment | str | os.PathLike[str],
     datasets: Sequence[str] | None = None,
     iterations: Sequence[int] = FIG3_ITERATIONS,
     realisation: int | None = 0,
@@ -124,7 +125,7 @@ def fig3_figure(
 
     Returns None when no dataset has a trace.
     """
-    exp = load_experiment(results_dir)
+    exp = as_experiment(source)
     names = list(datasets) if datasets is not None else exp.datasets
     curves = {
         d: {
@@ -162,7 +163,8 @@ def fig3_figure(
     return fig
 
 
-def multiclass_figures(results_dir: str | os.PathLike[str]) -> dict[str, Figure]:
-    """``{"fig3": Figure}`` (empty without traces), shaped like ``report.figures.PLOT_KINDS``."""
-    fig = fig3_figure(results_dir)
+@plot_kind("fig3", "Shen & Liu Fig. 3: multi-class test error and training time vs iteration")
+def multiclass_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
+    """``{"fig3": Figure}`` (empty without traces)."""
+    fig = fig3_figure(as_experiment(source))
     return {"fig3": fig} if fig is not None else {}

@@ -29,6 +29,7 @@ import pandas as pd
 from kernbench.report.collect import (
     PERCENT_VALUES,
     Experiment,
+    Selection,
     load_experiment,
     row_value,
     split_flags,
@@ -180,7 +181,11 @@ def _one_line(text: str, limit: int = 120) -> str:
 
 
 def build_table(
-    results_dir: str | os.PathLike[str], *, reference: bool = True, value: str | None = None
+    results_dir: str | os.PathLike[str],
+    *,
+    reference: bool = True,
+    value: str | None = None,
+    selection: Selection | None = None,
 ) -> Table:
     """Build the results table of one experiment.
 
@@ -193,6 +198,8 @@ def build_table(
     value : str, optional
         What to tabulate: ``test_error`` (default: the spec's ``table.value``), ``train_error``
         (both in percent), ``fit_time_s``, ``predict_time_s``, ``select_time_s``, ``model_size``.
+    selection : Selection, optional
+        The spec whose cells to tabulate (default: the spec last run into the store).
 
     Returns
     -------
@@ -203,7 +210,7 @@ def build_table(
     kernbench.errors.KernbenchError
         Missing store, unknown value, or an unreadable/ambiguous reference CSV.
     """
-    exp = load_experiment(results_dir)
+    exp = load_experiment(results_dir, selection)
     tspec = exp.table_spec
     value = value or tspec.get("value") or "test_error"
     kind = tspec.get("spread") or "std"

@@ -32,7 +32,7 @@ from kernbench.runner.preprocess import fit_scaler
 from kernbench.runner.select import select_fit_score
 from kernbench.spec import spec_to_dict
 from kernbench.spec_types import Spec
-from kernbench.store import FINAL_STATUSES, CellRecord, Store
+from kernbench.store import FINAL_STATUSES, STORE_FILE, CellRecord, Store
 
 
 @dataclass
@@ -205,7 +205,7 @@ def default_out_dir(spec: Spec) -> Path:
 
 def cell_statuses(spec: Spec, out_dir: Path, cells: Sequence[Cell]) -> dict[str, str]:
     """Status of each planned cell in the store (``pending`` when never recorded)."""
-    if not (out_dir / "results.sqlite").exists():
+    if not (out_dir / STORE_FILE).exists():
         return {c.cell_id: "pending" for c in cells}
     with Store(out_dir) as store:
         known = store.statuses()
@@ -238,7 +238,9 @@ def run_experiment(
     jobs : int
         joblib ``n_jobs`` (-1: all cores). Workers compute; this process writes.
     fresh : bool
-        Recompute finished cells too.
+        Recompute finished cells too. A new result replaces the stored one only once it has
+        finished (the old row moves to the store's history); an interrupted or failed
+        recomputation leaves the finished result in place.
     realisations, only
         Plan filters (see :func:`kernbench.runner.plan.plan_cells`).
     on_cell, on_start : callables, optional
@@ -275,16 +277,24 @@ def run_experiment(
     limit = timeout_s if timeout_s is not None else spec.protocol.timeout_s
     executor = CellExecutor(backend, jobs=jobs, scheduler=scheduler, timeout_s=limit)
     provenance = {"git": git_revision(), "driver_host": socket.gethostname()}
+    filtered = realisations is not None or any((only or {}).values())
+    plan_ids = [c.cell_id for c in (plan_cells(spec) if filtered else cells)]
     with executor, RunLock(out, wait=wait) as lock, Store(out, create=True) as store:
         if lock.took_over is not None:
             gone = describe_holder(lock.took_over.holder)
             summary.notes.append(f"took over the lock of a run that is gone ({gone})")
-        store.set_meta("spec", spec_to_dict(spec))
+        known = store.statuses()
+        others = len(known.keys() - set(plan_ids))
+        if others:
+            summary.notes.append(
+                f"{out} also holds {others} cell(s) of another spec (or of an earlier version of "
+                f"this one); tables and figures now show only the cells of {spec.name!r}"
+            )
+        store.set_plan(spec_to_dict(spec), plan_ids)
         store.set_meta("kernbench_version", kernbench.__version__)
         store.set_meta("provenance", provenance)
         if store.get_meta("created_at") is None:
             store.set_meta("created_at", time.time())
-        known = store.statuses()
         todo = [c for c in cells if fresh or known.get(c.cell_id) not in FINAL_STATUSES]
         summary.skipped_done = len(cells) - len(todo)
         if reuse and todo and not fresh:
@@ -297,11 +307,12 @@ def run_experiment(
             with _sigterm_as_interrupt():
                 for rec in executor.run(todo):
                     rec.result.setdefault("provenance", provenance)
-                    store.record(rec)
+                    replaced = store.record(rec)
                     summary.counts[rec.status] = summary.counts.get(rec.status, 0) + 1
                     if rec.status not in FINAL_STATUSES:
+                        kept = "" if replaced else " (its earlier finished result is kept)"
                         summary.failed.append(
-                            (rec.dataset, rec.realisation, rec.method, rec.error or "")
+                            (rec.dataset, rec.realisation, rec.method, (rec.error or "") + kept)
                         )
                     if on_cell is not None:
                         on_cell(rec)

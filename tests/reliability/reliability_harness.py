@@ -217,3 +217,28 @@ def kill_trial(
     return KillTrial(
         trial, mode, jobs, k, delay, exit_before, rows_at_kill, check_store(out_dir, reference)
     )
+
+
+def count_history(out_dir: Path) -> int:
+    """Rows archived in the store's ``history`` (0 before the table exists)."""
+    path = Path(out_dir) / "results.sqlite"
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        try:
+            return int(con.execute("SELECT COUNT(*) FROM history").fetchone()[0])
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+def wait_history(proc: subprocess.Popen, out_dir: Path, n: int, limit_s: float = 300.0) -> bool:
+    """Wait until ``n`` rows were archived (a ``--fresh`` run replaced ``n`` cells)."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if count_history(out_dir) >= n:
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.02)
+    raise TimeoutError(f"no {n} archived rows in {out_dir} after {limit_s} s")

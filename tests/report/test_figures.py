@@ -6,7 +6,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from kernbench.errors import KernbenchError  # noqa: E402
-from kernbench.report.figures import mean_trace, plot_traces, trace_figures  # noqa: E402
+from kernbench.report.figures import mean_trace, trace_figures  # noqa: E402
+from kernbench.report.plot_kinds import plot_traces  # noqa: E402
 
 
 def test_mean_trace_hand_example():

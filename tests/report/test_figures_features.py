@@ -40,9 +40,8 @@ def test_usage_is_averaged_over_finished_runs_per_method():
     assert ff.usage_by_method(_exp(), "iris") == {}
 
 
-def test_fig5_figures_one_per_dataset_with_usage(monkeypatch):
-    monkeypatch.setattr(ff, "load_experiment", lambda _: _exp())
-    figs = ff.fig5_figures("ignored")
+def test_fig5_figures_one_per_dataset_with_usage():
+    figs = ff.fig5_figures(_exp())
     assert list(figs) == ["spam"]
     (ax,) = figs["spam"].axes
     assert len(ax.patches) == 2 * 3  # two methods x three features

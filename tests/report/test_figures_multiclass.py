@@ -66,16 +66,15 @@ def test_series_one_run_and_mean(exp):
     assert np.isnan(fm.fig3_series(exp, "wine", "MH", "test_error", its)).all()  # failed cell
 
 
-def test_table_and_figure(exp, monkeypatch):
-    monkeypatch.setattr(fm, "load_experiment", lambda _: exp)
-    rows = fm.fig3_table("ignored")
+def test_table_and_figure(exp):
+    rows = fm.fig3_table(exp)
     assert {(r["dataset"], r["method"]) for r in rows} == {("iris", "MH"), ("iris", "SLS")}
     first = next(r for r in rows if r["method"] == "SLS" and r["iteration"] == 500)
     assert first["test_error_pct"] == pytest.approx(20.0) and first["time_s"] == pytest.approx(4.0)
-    fig = fm.fig3_figure("ignored")
+    fig = fm.fig3_figure(exp)
     axes = fig.get_axes()
     assert len(axes) == 2  # wine has no finished trace: one dataset column, two rows
     top = axes[0]
     assert top.get_title() == "iris" and len(top.get_lines()) == 2
     np.testing.assert_allclose(top.get_lines()[1].get_ydata(), 20.0)  # SLS, percent
-    assert set(fm.multiclass_figures("ignored")) == {"fig3"}
+    assert set(fm.multiclass_figures(exp)) == {"fig3"}
