@@ -52,7 +52,8 @@ reproduce-lin-li: $(STAMP) ## Lin & Li Tables I-II and Fig. 2 (100 runs by defau
 	$(KB) table results/lin_li_table1 --out results/lin_li_table1.md
 	$(KB) run experiments/lin_li_table2.yaml --jobs $(JOBS) $(RFLAG) --reuse results/lin_li_table1
 	$(KB) table results/lin_li_table2 --out results/lin_li_table2.md
-	$(PYTHON) -m kernbench.report.figures_boundary --out results/lin_li_fig2.png
+	$(KB) run experiments/lin_li_fig2.yaml --jobs $(JOBS)
+	$(KB) plot results/lin_li_fig2 --kind boundary --out results/figures
 
 reproduce-cgens: $(STAMP) ## Shen & Liu Tables I-IV and Figs 1, 2, 3, 5 (REALISATIONS=N to cap)
 	$(KB) run experiments/uci_stumps.yaml --jobs $(JOBS) $(RFLAG)
@@ -65,9 +66,9 @@ reproduce-cgens: $(STAMP) ## Shen & Liu Tables I-IV and Figs 1, 2, 3, 5 (REALISA
 	$(KB) run experiments/multiclass_uci.yaml --jobs $(JOBS) $(RFLAG)
 	$(KB) table results/multiclass_uci --out results/multiclass_uci.md
 	$(KB) plot results/multiclass_uci --kind fig3 --out results/figures
-	$(PYTHON) -m kernbench.report.figures_cgens fig1 --out results/cgens_fig1.png
+	$(KB) run experiments/cgens_fig1.yaml --jobs $(JOBS)
+	$(KB) plot results/cgens_fig1 --kind boundary_trace --out results/figures
 	$(PYTHON) benchmarks/bench_cgens_vs_lpboost.py --repeats 1
-	$(PYTHON) -m kernbench.report.figures_cgens fig2 --out results/cgens_fig2.png
 
 clean:
 	rm -rf .pytest_cache .ruff_cache build dist *.egg-info $(STAMP)

@@ -258,7 +258,7 @@ def merge(
 
     Example: kernbench merge hostA/results/uci hostB/results/uci --out results/uci
     """
-    from kernbench.merge import merge_stores
+    from kernbench.store.merge import merge_stores
 
     report = merge_stores(list(dirs), out_dir, wait=wait)
     for warning in report.warnings:
@@ -304,7 +304,13 @@ def validate(spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML)."
 @_guard
 def table(
     path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
-    fmt: Annotated[str, typer.Option("--format", help="md | latex | csv")] = "md",
+    fmt: Annotated[
+        str | None, typer.Option("--format", help="md | latex | csv [default: the spec's]")
+    ] = None,
+    value: Annotated[
+        str | None,
+        typer.Option("--value", help="What to tabulate [default: the spec's table.value]."),
+    ] = None,
     reference: Annotated[
         bool, typer.Option("--reference/--no-reference", help="Published numbers beside ours.")
     ] = True,
@@ -321,17 +327,20 @@ def table(
 
     Example: kernbench table results/quickstart --format latex
     """
+    from kernbench.records import VALUES
     from kernbench.report import build_table, render_table, write_table_md
 
-    if fmt not in ("md", "latex", "csv"):
+    if fmt is not None and fmt not in ("md", "latex", "csv"):
         raise UsageError("--format", f"expected md, latex or csv, got {fmt!r}")
+    if value is not None and value not in VALUES:
+        raise UsageError("--value", f"expected one of {', '.join(VALUES)}, got {value!r}")
     stores = _stores_at(path)
     selection = _selection(spec)
     texts = []
     for directory in stores:
-        tab = build_table(directory, reference=reference, selection=selection)
-        text = render_table(tab, fmt=fmt)
-        if fmt == "md":
+        tab = build_table(directory, reference=reference, value=value, selection=selection)
+        text = render_table(tab, fmt=fmt or tab.format)
+        if (fmt or tab.format) == "md" and value is None:
             write_table_md(directory, text)
         texts.append(text)
     joined = "\n\n".join(texts)

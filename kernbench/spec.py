@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from kernbench.errors import DataError, SpecError
+from kernbench.records import VALUES
 from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec, TableSpec
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
@@ -34,7 +35,7 @@ METHOD_KEYS = {"estimator", "params", "grid"}
 DATASET_KEYS = {"name", "label", "options", "protocol"}
 TABLE_KEYS = {"value", "spread", "format", "reference", "significance"}
 REFERENCE_KEYS = {"file", "methods", "datasets"}
-TABLE_VALUES = ("test_error", "train_error", "fit_time_s", "model_size")
+TABLE_VALUES = tuple(VALUES)
 
 
 def _show(value: Any) -> str:
@@ -326,6 +327,12 @@ def _parse_protocol(ck: _Checker, raw: Any, path: str = "protocol") -> Protocol:
         kw["per_class"] = ck.integer(p["per_class"], f"{path}.per_class", low=1, high=10**9)
     if "timeout_s" in p and p["timeout_s"] is not None:
         kw["timeout_s"] = float(ck.number(p["timeout_s"], f"{path}.timeout_s", low=0.001))
+    if "decision_grid" in p and p["decision_grid"] is not None:
+        kw["decision_grid"] = ck.integer(
+            p["decision_grid"], f"{path}.decision_grid", low=2, high=1000
+        )
+    if "grid_extent" in p and p["grid_extent"] is not None:
+        kw["grid_extent"] = float(ck.number(p["grid_extent"], f"{path}.grid_extent", low=1e-9))
     proto = Protocol(**kw)
     if (
         isinstance(proto.train_size, float)

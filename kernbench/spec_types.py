@@ -41,6 +41,13 @@ class Protocol:
         Class-balanced subsampling of the training part (``1000 per class``).
     timeout_s : float or None
         Per-cell wall-clock limit; a cell over it is recorded with status ``timeout``.
+    decision_grid : int or None
+        For two-feature data: also record the final model's decision values on a
+        ``decision_grid`` × ``decision_grid`` grid, with the training points, so that
+        ``kernbench plot --kind boundary`` can draw decision boundaries from the store.
+    grid_extent : float or None
+        The grid spans [−grid_extent, grid_extent]² (None: the training points' bounding box
+        with a 10 % margin).
     """
 
     realisations: Realisations = "random"
@@ -55,12 +62,25 @@ class Protocol:
     fallback: Fallback = "random"
     per_class: int | None = None
     timeout_s: float | None = None
+    decision_grid: int | None = None
+    grid_extent: float | None = None
 
     def identity(self) -> dict[str, Any]:
-        """Everything in the protocol that changes a cell's result (timeouts do not)."""
+        """Everything in the protocol that changes a cell's result (timeouts do not).
+
+        Keys added after the first release enter only when set, so cells stored before they
+        existed keep their identity.
+        """
         d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "timeout_s"}
         d["minmax_range"] = list(self.minmax_range)
+        for key in _OPTIONAL_IDENTITY:
+            if d[key] is None:
+                del d[key]
         return d
+
+
+#: protocol keys that enter a cell's identity only when set (see ``Protocol.identity``)
+_OPTIONAL_IDENTITY = ("decision_grid", "grid_extent")
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 import kernbench
 from kernbench.cli import app
 from kernbench.errors import KernbenchError
-from kernbench.merge import merge_stores
 from kernbench.store import CellRecord, Store
+from kernbench.store.merge import merge_stores
 
 runner = CliRunner()
 

@@ -85,3 +85,16 @@ def test_two_specs_sharing_out_and_table_spec(tmp_path):
 def test_table_on_a_missing_path_says_it_is_missing(tmp_path):
     res = runner.invoke(app, ["table", str(tmp_path / "nope")])
     assert res.exit_code == 2 and "no such file or directory" in res.output
+
+
+def test_table_reads_the_specs_format_and_takes_value(tmp_path):
+    spec = copy.deepcopy(SPEC)
+    spec["table"] = {"format": "csv"}
+    out = tmp_path / "res"
+    _run(_write(tmp_path / "csv.yaml", spec), out)
+    res = runner.invoke(app, ["table", str(out), "--no-reference"])
+    assert res.exit_code == 0 and res.output.startswith("dataset,method"), res.output
+    res = runner.invoke(app, ["table", str(out), "--format", "md", "--value", "fit_time_s"])
+    assert res.exit_code == 0 and "Fit time (s)" in res.output, res.output
+    res = runner.invoke(app, ["table", str(out), "--value", "speed"])
+    assert res.exit_code == 2 and "--value" in res.output

@@ -12,6 +12,8 @@ Every function takes a ``numpy.random.Generator`` and returns ``(X, y)`` with ``
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.special import logsumexp
@@ -26,6 +28,7 @@ __all__ = [
     "threenorm_bayes_decision",
     "ringnorm_bayes_decision",
     "circle_bayes_decision",
+    "bayes_decision",
     "default_offset",
 ]
 
@@ -139,3 +142,15 @@ def circle_bayes_decision(X: np.ndarray, radius: float | None = None) -> np.ndar
     X = np.asarray(X, dtype=float)
     radius = math.sqrt(2.0 * math.log(2.0)) if radius is None else radius
     return np.where((X**2).sum(axis=1) <= radius**2, 1, -1).astype(np.int64)
+
+
+def bayes_decision(
+    function: str, params: dict[str, Any]
+) -> Callable[[np.ndarray], np.ndarray] | None:
+    """The Bayes-optimal labelling ``X -> ±1`` of generator ``function`` with its ``params``
+    (``d``, ``a``, ``radius`` as the generator takes them), or None when it has none."""
+    rule = globals().get(f"{function}_bayes_decision")
+    if rule is None:
+        return None
+    kw = {k: v for k, v in params.items() if k in ("a", "radius")}
+    return lambda X: rule(X, **kw)

@@ -340,7 +340,11 @@ def _generated(
         source=f"generator {entry.recipe['function']}{params}",
         files=[],
         seed=derive_seed(seed, entry.name, index, "train"),
+        generator={"function": entry.recipe["function"], "params": params},
     )
+    bayes = generators.bayes_decision(entry.recipe["function"], params)
+    if bayes is not None:  # the Bayes-optimal rule's error on this test sample
+        info["bayes_test_error"] = float(np.mean(bayes(Xte) != yte))
     return Xtr, ytr, Xte, yte
 
 

@@ -19,10 +19,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
 from kernbench.methods.registry import register
-from kernbench.solvers.column_groups import stump_column_groups
 from kernbench.solvers.incremental_inverse import make_inverse
 from kernbench.solvers.simplex import SLSSolution, simplex_code, simplex_labels, sls_closed_form
 from kernbench.weak.base import Pick
+from kernbench.weak.column_groups import stump_column_groups
 from kernbench.weak.stumps import StumpSpace
 
 
@@ -131,7 +131,7 @@ class CGENSSLS(ColumnGenerationClassifier):
         """(13): argmax over τ and h ∉ 𝒲 of |Σ_i U_iτ h(x_i)|, negated to a positive score.
 
         Stumps: one presorted pass scores every candidate for every τ, and the working set is a
-        mask over column groups (:func:`~kernbench.solvers.column_groups.stump_column_groups`).
+        mask over column groups (:func:`~kernbench.weak.column_groups.stump_column_groups`).
         Other spaces: the base class's oracle calls.
         """
         if self._groups is None:

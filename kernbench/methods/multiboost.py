@@ -19,9 +19,9 @@ from sklearn.utils._param_validation import Interval
 
 from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
 from kernbench.methods.registry import register
-from kernbench.solvers.column_groups import stump_column_groups
 from kernbench.solvers.multiclass_exp_loss import pricing_weights, solve_shared_lbfgsb
 from kernbench.weak.base import Pick
+from kernbench.weak.column_groups import stump_column_groups
 
 
 @register("multiboost")

@@ -7,7 +7,12 @@ table as a DataFrame. Reports read stores only; nothing here fits a model.
 """
 
 # --- figure modules (each registers its plot kinds); keep one import per line, sorted ---
-from kernbench.report import figures_features, figures_multiclass  # noqa: F401
+from kernbench.report import (  # noqa: F401
+    figures_boundary,
+    figures_features,
+    figures_multiclass,
+    figures_time,
+)
 from kernbench.report.collect import Selection
 from kernbench.report.figures import trace_figures
 from kernbench.report.plot_kinds import PLOT_KINDS, plot_kind, plot_traces

@@ -12,20 +12,25 @@ Stores written before the plan was recorded fall back to matching rows by labels
 
 from __future__ import annotations
 
-import math
 import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernbench.errors import KernbenchError
+from kernbench.records import PERCENT_VALUES, row_value
 from kernbench.store import Store
 
-#: values stored as fractions and shown in percent
-PERCENT_VALUES = ("test_error", "train_error")
-#: values read from the JSON ``result`` of a cell
-RESULT_VALUES = ("fit_time_s", "predict_time_s", "select_time_s", "model_size")
+__all__ = [
+    "PERCENT_VALUES",
+    "Experiment",
+    "Selection",
+    "as_experiment",
+    "load_experiment",
+    "row_value",
+    "split_flags",
+    "status_counts",
+]
 
 
 @dataclass
@@ -78,23 +83,6 @@ class Selection:
 
     spec: dict[str, Any]
     cell_ids: frozenset[str]
-
-
-def row_value(row: dict[str, Any], value: str) -> float | None:
-    """The tabulated number of one store row (percent for errors), ``None`` when absent."""
-    if value in PERCENT_VALUES:
-        x = row.get(value)
-        scale = 100.0
-    elif value in RESULT_VALUES:
-        x = (row.get("result") or {}).get(value)
-        scale = 1.0
-    else:
-        known = ", ".join(PERCENT_VALUES + RESULT_VALUES)
-        raise KernbenchError(f"unknown table value {value!r}; expected one of: {known}")
-    if x is None:
-        return None
-    x = float(x)
-    return x * scale if math.isfinite(x) else None
 
 
 def _ordered(spec_labels: list[str], seen: set[str]) -> list[str]:

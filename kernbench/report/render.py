@@ -14,20 +14,12 @@ from typing import Literal
 
 import pandas as pd
 
+from kernbench.records import VALUES
 from kernbench.report.tables import Cell, Table
 
 Format = Literal["md", "latex", "csv"]
 DASH = "–"
 NSW_MARK = "†"
-
-_VALUE_NAMES = {
-    "test_error": "Test error",
-    "train_error": "Training error",
-    "fit_time_s": "Fit time (s)",
-    "predict_time_s": "Predict time (s)",
-    "select_time_s": "Selection time (s)",
-    "model_size": "Model size",
-}
 
 
 def _number(x: float, percent: bool) -> str:
@@ -54,7 +46,8 @@ def _dataset_label(table: Table, dataset: str) -> str:
 
 def _legend(table: Table, *, bold: str, mark: str, alpha: str, pm: str) -> list[str]:
     percent = table.unit == "%"
-    name = _VALUE_NAMES.get(table.value, table.value) + (" (%)" if percent else "")
+    name = VALUES[table.value].label if table.value in VALUES else table.value
+    name += " (%)" if percent else ""
     parts = [
         f"{name}, mean{pm}{table.spread_kind} over realisations",
         f"{bold}: lowest mean of the row",

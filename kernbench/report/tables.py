@@ -99,6 +99,8 @@ class Table:
     n_rank_datasets: int
     reference: str | None = None
     tolerance: tuple[int, int] | None = None
+    #: the spec's ``table.format``: how ``kernbench table`` renders it unless told otherwise
+    format: str = "md"
     dataset_flags: dict[str, dict[str, int]] = field(default_factory=dict)
     substitutions: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -250,6 +252,7 @@ def build_table(
             m: (None if np.isnan(r) else float(r)) for m, r in zip(exp.methods, ranks, strict=True)
         },
         n_rank_datasets=n_used,
+        format=str(tspec.get("format") or "md"),
     )
     for d in exp.datasets:
         flags, reasons = _dataset_flags(exp, d)

@@ -22,9 +22,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 from kernbench.errors import KernbenchError
+from kernbench.records import CellRecord
+from kernbench.runner.cell import cell_record, run_cell
 from kernbench.runner.isolation import CellTimeout, ChildDied, call_with_timeout
 from kernbench.runner.plan import Cell
-from kernbench.store import CellRecord
 
 Backend = Literal["local", "dask"]
 BACKENDS: tuple[str, ...] = ("local", "dask")
@@ -41,28 +42,21 @@ def compute_cell(cell: Cell, timeout_s: float | None = None) -> CellRecord:
     """Compute one cell, in a killable child process when ``timeout_s`` is set.
 
     Returns a ``timeout`` record when the limit passes and a ``failed`` one when the child dies
-    without a result; otherwise whatever :func:`kernbench.runner.execute.run_cell` returns.
+    without a result; otherwise whatever :func:`kernbench.runner.cell.run_cell` returns.
     """
-    from kernbench.runner.execute import run_cell
-
     if timeout_s is None:
         return run_cell(cell)
     started = time.time()
     try:
         return call_with_timeout(run_cell, (cell,), timeout_s, preload=_CELL_MODULES)
     except (CellTimeout, ChildDied) as exc:
-        return CellRecord(
-            cell_id=cell.cell_id,
-            dataset=cell.dataset.label,
-            realisation=cell.realisation,
-            method=cell.method.label,
-            estimator=cell.method.estimator,
-            status="timeout" if isinstance(exc, CellTimeout) else "failed",
+        return cell_record(
+            cell,
+            "timeout" if isinstance(exc, CellTimeout) else "failed",
             error=f"{type(exc).__name__}: {exc}",
             traceback=traceback.format_exc() if isinstance(exc, ChildDied) else None,
             result={"timeout_s": timeout_s},
             started_at=started,
-            finished_at=time.time(),
         )
 
 

@@ -8,31 +8,24 @@ is recorded as ``failed`` with its message and traceback while the run goes on.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
-import platform
 import signal
 import socket
-import subprocess
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 import kernbench
-from kernbench.errors import DataError
+from kernbench.records import FINAL_STATUSES, CellRecord
 from kernbench.runner.backends import CellExecutor
-from kernbench.runner.lock import RunLock, describe_holder
+from kernbench.runner.cell import cell_record, git_revision
 from kernbench.runner.plan import Cell, plan_cells
-from kernbench.runner.preprocess import fit_scaler
-from kernbench.runner.select import select_fit_score
 from kernbench.spec import spec_to_dict
 from kernbench.spec_types import Spec
-from kernbench.store import FINAL_STATUSES, STORE_FILE, CellRecord, Store
+from kernbench.store import STORE_FILE, Store
+from kernbench.store.lock import RunLock, describe_holder
 
 
 @dataclass
@@ -51,152 +44,6 @@ class RunSummary:
     @property
     def ok(self) -> bool:
         return not self.failed
-
-
-def versions() -> dict[str, str]:
-    """Versions of kernbench and the numerical stack, recorded with every cell."""
-    import joblib
-    import scipy
-    import sklearn
-
-    return {
-        "kernbench": kernbench.__version__,
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "scikit-learn": sklearn.__version__,
-        "joblib": joblib.__version__,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-    }
-
-
-@functools.cache
-def git_revision() -> dict[str, str | bool] | None:
-    """``{"sha", "dirty"}`` of the kernbench source checkout, or None outside a git checkout.
-
-    Called once per run by the driving process (two fast ``git`` calls, 5 s limit each).
-    """
-    root = Path(kernbench.__file__).resolve().parents[1]
-    if not (root / ".git").exists():
-        return None
-    try:
-        sha = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
-        ).stdout.strip()
-        dirty = (
-            subprocess.run(
-                ["git", "-C", str(root), "diff", "--quiet", "HEAD", "--", "kernbench"],
-                capture_output=True,
-                timeout=5,
-            ).returncode
-            != 0
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return {"sha": sha, "dirty": dirty}
-
-
-def _is_unavailable(exc: BaseException) -> bool:
-    return isinstance(exc, DataError) and type(exc).__name__ in {
-        "RealisationUnavailable",
-        "DataUnavailable",
-    }
-
-
-def run_cell(cell: Cell) -> CellRecord:
-    """Compute one cell: realisation -> preprocessing -> CV selection -> refit -> test.
-
-    Never raises for a problem inside the cell: it returns a ``failed`` (or ``skipped`` when the
-    realisation does not exist) record carrying the error and traceback.
-    """
-    from kernbench.datasets import make_realisation
-    from kernbench.methods import get_method
-
-    started = time.time()
-    base = dict(
-        cell_id=cell.cell_id,
-        dataset=cell.dataset.label,
-        realisation=cell.realisation,
-        method=cell.method.label,
-        estimator=cell.method.estimator,
-        started_at=started,
-    )
-    try:
-        real = make_realisation(
-            cell.dataset.name,
-            dict(cell.dataset.options),
-            cell.protocol,
-            cell.realisation,
-            seed=cell.protocol.seed,
-        )
-        if real is None:
-            return CellRecord(
-                **base,
-                status="skipped",
-                error="realisation not available (protocol.fallback: fewer)",
-                finished_at=time.time(),
-            )
-        scale = fit_scaler(real.X_train, cell.protocol.preprocess, cell.protocol.minmax_range)
-        X_train, X_test = scale(real.X_train), scale(real.X_test)
-        cls = get_method(cell.method.estimator)
-        est = cls(**cell.method.params)
-        if "random_state" in est.get_params() and "random_state" not in cell.method.params:
-            est.set_params(random_state=cell.learner_seed)
-        outcome = select_fit_score(
-            est,
-            cell.method.grid,
-            X_train,
-            real.y_train,
-            X_test,
-            real.y_test,
-            cv_folds=cell.protocol.cv_folds,
-            stratify=cell.protocol.stratify,
-            cv_seed=cell.cv_seed,
-        )
-        result = {
-            "cv": outcome.cv,
-            "fit_time_s": outcome.fit_time_s,
-            "predict_time_s": outcome.predict_time_s,
-            "select_time_s": outcome.select_time_s,
-            "model_size": outcome.model_size,
-            "trace": outcome.trace,
-            "n_train": int(X_train.shape[0]),
-            "n_test": int(X_test.shape[0]),
-            "n_features": int(X_train.shape[1]),
-            "split_info": dict(real.info),
-            "seeds": {
-                "experiment": cell.protocol.seed,
-                "cv": cell.cv_seed,
-                "learner": cell.learner_seed,
-            },
-            "fingerprint": cell.fingerprint,
-            "versions": versions(),
-            "host": socket.gethostname(),
-            **outcome.extra,
-        }
-        return CellRecord(
-            **base,
-            status="done",
-            test_error=outcome.test_error,
-            train_error=outcome.train_error,
-            params=outcome.params,
-            result=result,
-            finished_at=time.time(),
-        )
-    except Exception as exc:  # recorded, never propagated: the run goes on
-        status = "skipped" if _is_unavailable(exc) else "failed"
-        return CellRecord(
-            **base,
-            status=status,
-            error=f"{type(exc).__name__}: {exc}",
-            traceback=traceback.format_exc(),
-            result={"versions": versions(), "host": socket.gethostname()},
-            finished_at=time.time(),
-        )
 
 
 def default_out_dir(spec: Spec) -> Path:
@@ -345,19 +192,13 @@ def _reuse_finished(
 
 def _record_interrupted(store: Store, cells: Iterable[Cell], provenance: dict) -> None:
     """Mark the cells in flight when the run was stopped (a rerun retries them)."""
-    now = time.time()
     for cell in list(cells):
         store.record(
-            CellRecord(
-                cell_id=cell.cell_id,
-                dataset=cell.dataset.label,
-                realisation=cell.realisation,
-                method=cell.method.label,
-                estimator=cell.method.estimator,
-                status="interrupted",
+            cell_record(
+                cell,
+                "interrupted",
                 error="the run was interrupted (SIGINT/SIGTERM) while this cell was in flight",
                 result={"provenance": provenance},
-                finished_at=now,
             )
         )
 

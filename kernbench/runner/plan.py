@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import kernbench
+from kernbench.identity import digest
 from kernbench.seeds import derive_seed
 from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec
-from kernbench.store import dumps
 
 #: the cell filters ``--only KEY=VALUE`` accepts
 ONLY_KEYS = ("dataset", "method", "realisation")
@@ -64,7 +63,7 @@ def cell_identity(
     revision = _result_revision(method.estimator)
     if revision:
         payload["revision"] = revision
-    return hashlib.sha256(dumps(payload).encode()).hexdigest()
+    return digest(payload)
 
 
 def _result_revision(estimator: str) -> int:

@@ -99,6 +99,13 @@ class _Data:
             return est.decision_function_gram(K[np.ix_(rows, fit_rows)])
         return est.decision_function(self._X(rows))
 
+    def decision_at(self, est: Any, X_new: np.ndarray) -> np.ndarray:
+        """Decision values of a model fitted on all training rows at new points."""
+        if self.kernel:
+            K = est.gram_from_base(est.base_matrix(X_new, self.X_train))
+            return est.decision_function_gram(K)
+        return est.decision_function(X_new)
+
     def predict(self, est: Any, fit_rows: np.ndarray, rows: np.ndarray) -> np.ndarray:
         if self.kernel:
             K = self.gram(est)
@@ -145,6 +152,7 @@ def select_fit_score(
     stratify: bool = True,
     cv_seed: int = 0,
     trace: bool = True,
+    probe: np.ndarray | None = None,
 ) -> Outcome:
     """Inner CV over ``grid`` on the training part, refit the best, score on the test part.
 
@@ -157,6 +165,9 @@ def select_fit_score(
         scored along the path of one fit.
     cv_folds : int
         1 (or an empty grid with at most one point) skips cross-validation.
+    probe : ndarray of shape (n_probe, D), optional
+        Extra points where the final model's decision values are recorded
+        (``outcome.extra["probe_decision"]``), e.g. a plotting grid.
 
     Returns
     -------
@@ -231,6 +242,8 @@ def select_fit_score(
     for attr in ("stop_reason_", "n_iter_"):
         if hasattr(final, attr):
             outcome.extra[attr.rstrip("_")] = getattr(final, attr)
+    if probe is not None:
+        outcome.extra["probe_decision"] = data.decision_at(final, np.asarray(probe, float))
     usage = getattr(final, "feature_usage_", None)  # stump ensembles: Fig. 5 of Shen & Liu
     if usage is not None:
         outcome.extra["feature_usage"] = [float(v) for v in usage]

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from kernbench.datasets import make_realisation
-from kernbench.report import figures_boundary
 from kernbench.report.reference import load_reference, match_reference
 from kernbench.spec import load_spec
 
@@ -73,10 +72,14 @@ def test_table1_methods_fix_T_and_use_rcd_perceptrons():
             assert m.params["zero_error"] == "continue"
 
 
-def test_fig2_fits_adaboost_perc_with_table1_settings():
-    """figures_boundary.MAX_RUN restates the spec's max_run; the two must not drift apart."""
-    methods = {m.label: m for m in load_spec(SPECS[1]).methods}
-    assert figures_boundary.MAX_RUN == methods["AB-Perc-T100"].params["max_run"]
+def test_fig2_spec_configures_the_learners_as_table1():
+    """lin_li_fig2.yaml restates Table I's settings; the two specs must not drift apart."""
+    table1 = {m.label: m for m in load_spec(SPECS[1]).methods}
+    fig2 = {m.label: m for m in load_spec(ROOT / "experiments" / "lin_li_fig2.yaml").methods}
+    assert fig2["SVM-Stump"].grid == table1["SVM-Stump"].grid
+    assert fig2["SVM-Perc"].grid == table1["SVM-Perc"].grid
+    assert fig2["AdaBoost-Stump"].params == table1["AB-Stump-T100"].params
+    assert fig2["AdaBoost-Perc"].params == table1["AB-Perc-T100"].params
 
 
 def test_every_cell_has_exactly_one_published_value(spec):

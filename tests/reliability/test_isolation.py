@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from kernbench.cli import app
 from kernbench.runner.isolation import CellTimeout, ChildDied, call_with_timeout
-from kernbench.runner.lock import pid_alive
+from kernbench.store.lock import pid_alive
 
 runner = CliRunner()
 
@@ -102,16 +102,16 @@ def test_numerical_failure_is_recorded_with_the_solver_reason_and_retried(
 ):
     spec, _, reference = reference_run
     out = tmp_path / "res"
-    import kernbench.runner.execute as execute
+    import kernbench.runner.select as select
 
-    real = execute.select_fit_score
+    real = select.select_fit_score
 
     def flaky(est, *args, **kwargs):
         if type(est).__name__ == "AdaBoost":
             raise np.linalg.LinAlgError("Singular matrix in the restricted master")
         return real(est, *args, **kwargs)
 
-    monkeypatch.setattr(execute, "select_fit_score", flaky)
+    monkeypatch.setattr(select, "select_fit_score", flaky)
     res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"])
     assert res.exit_code == 1, res.output
     text = " ".join(res.output.split())
@@ -121,7 +121,7 @@ def test_numerical_failure_is_recorded_with_the_solver_reason_and_retried(
     table = rh.cell_table(out)
     assert sorted(row[1] for row in table.values()) == ["done"] * n_ada + ["failed"] * n_ada
 
-    monkeypatch.setattr(execute, "select_fit_score", real)
+    monkeypatch.setattr(select, "select_fit_score", real)
     res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"])
     assert res.exit_code == 0, res.output
     assert f"{n_ada} done" in " ".join(res.output.split())

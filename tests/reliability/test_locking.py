@@ -18,14 +18,14 @@ import reliability_harness as rh
 from typer.testing import CliRunner
 
 from kernbench.cli import app
-from kernbench.runner.lock import LOCK_FILE, RunLock, RunLocked, pid_alive, read_holder
+from kernbench.store.lock import LOCK_FILE, RunLock, RunLocked, pid_alive, read_holder
 
 runner = CliRunner()
 
 HOLDER = textwrap.dedent(
     """
     import os, sys, time
-    from kernbench.runner.lock import RunLock
+    from kernbench.store.lock import RunLock
     lock = RunLock(sys.argv[1]).acquire()
     if len(sys.argv) > 3 and sys.argv[3] == "fork":
         ready_r, ready_w = os.pipe()

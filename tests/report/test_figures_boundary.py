@@ -1,21 +1,24 @@
-"""Lin & Li Fig. 2 (decision boundaries on 2-D threenorm) and the Bayes boundary it draws."""
+"""Decision boundaries from a store (Lin & Li Fig. 2, CGENS Fig. 1) and the Bayes boundary drawn.
+
+The figures are experiments: a spec with ``protocol.decision_grid`` makes the runner record the
+final models' decision values on a grid; the plot kinds only read the store.
+"""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 from scipy.stats import multivariate_normal
 
 from kernbench.datasets.generators import threenorm, threenorm_bayes_decision
-from kernbench.report.figures_boundary import (
-    C_GRID,
-    PANEL_ORDER,
-    boundary_panels,
-    main,
-    threenorm_2d,
-)
+from kernbench.report.collect import load_experiment
+from kernbench.report.figures_boundary import boundary_figures, boundary_trace_figures
+from kernbench.runner.execute import run_experiment
+from kernbench.spec import load_spec
 
 
 def scipy_threenorm_bayes(X: np.ndarray, a: float) -> np.ndarray:
@@ -51,45 +54,77 @@ def test_bayes_rule_beats_a_shifted_rule_on_2d():
     assert 0.05 < bayes < 0.2
 
 
-def test_training_sample_is_300_points_of_2d_threenorm():
-    X, y, Xt, yt = threenorm_2d(seed=3)
-    assert X.shape == (300, 2) and Xt.shape == (3000, 2)
-    assert set(np.unique(y)) == {-1, 1}
-    X2, y2, _, _ = threenorm_2d(seed=3)
-    assert np.array_equal(X, X2) and np.array_equal(y, y2)
-    assert not np.array_equal(X, threenorm_2d(seed=4)[0])
+ROOT = Path(__file__).resolve().parents[2]
+C_GRID = [2.0**-7, 2.0**-1, 2.0**3]
 
 
-def test_c_grid_is_lin_and_li_s_eleven_values():
-    assert len(C_GRID) == 11
-    assert C_GRID[0] == 2.0**-17 and C_GRID[-1] == 2.0**3
-    assert np.allclose(np.diff(np.log2(C_GRID)), 2.0)
+@pytest.fixture(scope="module")
+def fig2_store(tmp_path_factory):
+    """lin_li_fig2.yaml at a small scale: 200 training points, a 41 x 41 grid, 3 C values."""
+    spec = yaml.safe_load((ROOT / "experiments" / "lin_li_fig2.yaml").read_text())
+    spec["datasets"][0]["options"].update(n_train=200, n_test=2000)
+    spec["protocol"].update(decision_grid=41, grid_extent=3.0)
+    for label in ("SVM-Stump", "SVM-Perc"):
+        spec["methods"][label]["grid"]["C"] = C_GRID
+    for label in ("AdaBoost-Stump", "AdaBoost-Perc"):
+        spec["methods"][label]["params"]["n_estimators"] = 20
+    spec["methods"]["AdaBoost-Perc"]["params"]["max_run"] = 100
+    root = tmp_path_factory.mktemp("fig2")
+    path = root / "fig2.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    summary = run_experiment(load_spec(path), out_dir=root / "res", jobs=1)
+    assert summary.ok, summary.failed
+    return root / "res"
 
 
-def test_panels_fit_the_four_learners_and_svms_track_the_bayes_boundary():
-    X, y, Xt, yt = threenorm_2d(n_train=200, n_test=2000, seed=0)
-    axis = np.linspace(-3, 3, 41)
-    xx, yy = np.meshgrid(axis, axis)
-    grid = np.column_stack([xx.ravel(), yy.ravel()])
-    panels = boundary_panels(X, y, Xt, yt, grid, seed=0, n_estimators=20, max_run=100)
-    assert [p.label for p in panels] == list(PANEL_ORDER)
-    bayes_grid = threenorm_bayes_decision(grid)
-    bayes_err = np.mean(threenorm_bayes_decision(Xt) != yt)
-    for p in panels:
-        assert p.decision.shape == (grid.shape[0],)
-        assert 0.0 <= p.test_error < 0.5
-    for p in panels[:2]:  # the SVMs: C from the grid, boundary close to the optimal one
-        assert p.params["C"] in C_GRID
-        agree = np.mean(np.where(p.decision >= 0, 1, -1) == bayes_grid)
-        assert agree > 0.85
-        assert p.test_error < bayes_err + 0.05
-    assert panels[2].params == {"n_estimators": 20}
+def test_store_holds_each_methods_grid_and_the_svms_track_the_bayes_boundary(fig2_store):
+    exp = load_experiment(fig2_store)
+    bayes_err = None
+    for m in exp.methods:
+        row = exp.rows[("threenorm-2d", m)][0]
+        grid = row["result"]["decision_grid"]
+        dec = np.asarray(grid["values"])
+        assert dec.shape == (41, 41) and len(grid["train_y"]) == 200
+        xx, yy = np.meshgrid(grid["axis_x"], grid["axis_y"])
+        assert xx.min() == -3.0 and yy.max() == 3.0
+        bayes_grid = threenorm_bayes_decision(np.column_stack([xx.ravel(), yy.ravel()]))
+        bayes_err = row["result"]["split_info"]["bayes_test_error"]
+        assert 0.0 <= row["test_error"] < 0.5
+        if m.startswith("SVM"):  # C from the grid, boundary close to the optimal one
+            assert row["params"]["C"] in C_GRID
+            agree = np.mean(np.where(dec.ravel() >= 0, 1, -1) == bayes_grid)
+            assert agree > 0.85
+            assert row["test_error"] < bayes_err + 0.05
+    assert 0.05 < bayes_err < 0.25  # the Bayes rule on the same test sample
 
 
-def test_command_line_entry_point(tmp_path, capsys):
-    out = tmp_path / "f.png"
-    main(["--out", str(out), "--n-train", "60", "--n-estimators", "3", "--max-run", "20",
-          "--grid-size", "30"])  # fmt: skip
-    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    text = capsys.readouterr().out
-    assert "SVM-Perc" in text and "wrote" in text
+def test_boundary_kind_draws_a_panel_per_method_with_the_bayes_boundary(fig2_store):
+    (fig,) = boundary_figures(fig2_store).values()
+    axes = [ax for ax in fig.get_axes() if ax.get_visible()]
+    assert len(axes) == 4
+    titles = [ax.get_title().split("\n")[0].split(" (")[0] for ax in axes]
+    assert titles == load_experiment(fig2_store).methods  # spec order
+    assert all("Bayes" in ax.get_title() for ax in axes)
+    for ax in axes:  # training points (2 scatters) and two contour sets (Bayes, learned)
+        assert len(ax.collections) >= 4
+
+
+def test_boundary_trace_kind_puts_the_error_curves_beside(fig2_store):
+    (fig,) = boundary_trace_figures(fig2_store).values()
+    _, curves = fig.get_axes()[:2]
+    labels = [line.get_label() for line in curves.get_lines()]
+    assert "AdaBoost-Stump train" in labels and "AdaBoost-Perc test" in labels
+
+
+def test_decision_grid_needs_two_features(tmp_path):
+    spec = {
+        "name": "grid3d",
+        "datasets": [{"name": "twonorm", "options": {"n_train": 40, "n_test": 40, "d": 3}}],
+        "protocol": {"n_realisations": 1, "cv_folds": 1, "decision_grid": 10},
+        "methods": {"A": {"estimator": "adaboost", "params": {"n_estimators": 3}}},
+    }
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    summary = run_experiment(load_spec(path), out_dir=tmp_path / "r", jobs=1)
+    ((_, _, _, message),) = summary.failed
+    assert "decision_grid needs two-feature data" in message

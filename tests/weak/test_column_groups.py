@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kernbench.solvers.column_groups import stump_column_groups
+from kernbench.weak.column_groups import stump_column_groups
 from kernbench.weak.stumps import StumpSpace
 
 

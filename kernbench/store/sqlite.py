@@ -33,20 +33,22 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from kernbench.errors import StoreError
+from kernbench.identity import dumps
+from kernbench.records import (
+    CELL_COLUMNS,
+    FINAL_STATUSES,
+    FRAME_COLUMNS,
+    CellRecord,
+    frame_record,
+)
+from kernbench.store.faults import inside_commit
 
 STORE_FILE = "results.sqlite"
 CSV_FILE = "cells.csv"
-STATUSES = ("done", "failed", "timeout", "interrupted", "skipped", "pending")
-#: statuses that count as finished: a rerun does not recompute them
-FINAL_STATUSES = ("done", "skipped")
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS cells (
@@ -88,55 +90,6 @@ CREATE TABLE IF NOT EXISTS history (
     reason       TEXT NOT NULL
 );
 """
-
-#: the columns of a ``cells`` row, in table order (``history`` adds ``archived_at``, ``reason``)
-CELL_COLUMNS = (
-    "cell_id", "dataset", "realisation", "method", "estimator", "status", "test_error",
-    "train_error", "params", "result", "error", "traceback", "started_at", "finished_at",
-    "attempts",
-)  # fmt: skip
-
-
-@dataclass
-class CellRecord:
-    """What the runner reports for one cell."""
-
-    cell_id: str
-    dataset: str
-    realisation: int
-    method: str
-    estimator: str
-    status: str
-    test_error: float | None = None
-    train_error: float | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-    result: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
-    traceback: str | None = None
-    started_at: float | None = None
-    finished_at: float | None = None
-
-
-def to_jsonable(obj: Any) -> Any:
-    """Convert numpy scalars/arrays and tuples to JSON-compatible values (NaN/inf -> None)."""
-    if isinstance(obj, Mapping):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return to_jsonable(obj.tolist())
-    if isinstance(obj, np.generic):
-        return to_jsonable(obj.item())
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, str | int | float | bool) or obj is None:
-        return obj
-    return repr(obj)
-
-
-def dumps(obj: Any) -> str:
-    """Canonical JSON (sorted keys) used for storage and hashing."""
-    return json.dumps(to_jsonable(obj), sort_keys=True, separators=(",", ":"))
 
 
 class Store:
@@ -242,7 +195,7 @@ class Store:
                     row,
                 )
                 kept_old = False
-            _fault_commit_delay()
+            inside_commit()
         return not kept_old
 
     def _archive_row(self, cell_id: str, reason: str) -> None:
@@ -372,14 +325,6 @@ def _decoded(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
     return out
 
 
-def _fault_commit_delay() -> None:
-    """Fault injection for the crash-safety harness: ``KERNBENCH_FAULT_COMMIT_DELAY=<seconds>``
-    sleeps inside the open transaction, so a SIGKILL lands mid-commit (tests/reliability)."""
-    delay = os.environ.get("KERNBENCH_FAULT_COMMIT_DELAY")
-    if delay:
-        time.sleep(float(delay))
-
-
 def _float_or_none(x: Any) -> float | None:
     if x is None:
         return None
@@ -388,57 +333,13 @@ def _float_or_none(x: Any) -> float | None:
 
 
 def cells_frame(rows: list[dict[str, Any]]):
-    """A pandas DataFrame with one row per cell: identity, status, headline numbers, timings,
-    model size, and the chosen parameters flattened as ``param.<name>`` columns."""
+    """A pandas DataFrame with one row per cell: the :data:`~kernbench.records.FRAME_COLUMNS`
+    (identity, status, values, provenance) and the chosen parameters as ``param.<name>``."""
     import pandas as pd
 
-    records = []
-    for r in rows:
-        res = r.get("result") or {}
-        rec = {
-            "dataset": r["dataset"],
-            "realisation": r["realisation"],
-            "method": r["method"],
-            "estimator": r["estimator"],
-            "status": r["status"],
-            "test_error": r["test_error"],
-            "train_error": r["train_error"],
-            "fit_time_s": res.get("fit_time_s"),
-            "predict_time_s": res.get("predict_time_s"),
-            "select_time_s": res.get("select_time_s"),
-            "model_size": res.get("model_size"),
-            "n_train": res.get("n_train"),
-            "n_test": res.get("n_test"),
-            "split": (res.get("split_info") or {}).get("split"),
-            "error": r.get("error"),
-            "cell_id": r["cell_id"],
-            "attempts": r.get("attempts"),
-        }
-        for k, v in (r.get("params") or {}).items():
-            rec[f"param.{k}"] = v
-        records.append(rec)
-    columns = [
-        "dataset",
-        "realisation",
-        "method",
-        "estimator",
-        "status",
-        "test_error",
-        "train_error",
-        "fit_time_s",
-        "predict_time_s",
-        "select_time_s",
-        "model_size",
-        "n_train",
-        "n_test",
-        "split",
-        "error",
-        "cell_id",
-        "attempts",
-    ]
-    frame = pd.DataFrame.from_records(records)
+    frame = pd.DataFrame.from_records([frame_record(r) for r in rows])
     if frame.empty:
-        return pd.DataFrame(columns=columns)
+        return pd.DataFrame(columns=list(FRAME_COLUMNS))
     return frame
 
 

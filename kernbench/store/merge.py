@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from kernbench.errors import KernbenchError
-from kernbench.runner.lock import RunLock
-from kernbench.store import FINAL_STATUSES, STORE_FILE, Store, dumps
+from kernbench.identity import dumps
+from kernbench.records import FINAL_STATUSES
+from kernbench.store.lock import RunLock
+from kernbench.store.sqlite import STORE_FILE, Store
 
 #: the numbers two finished copies of a cell must agree on
 COMPARED = ("status", "test_error", "train_error", "params")

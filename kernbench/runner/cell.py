@@ -1,0 +1,170 @@
+"""One cell, computed: realisation -> preprocessing -> CV selection -> refit -> test -> record.
+
+:func:`run_cell` never raises for a problem inside the cell; :func:`cell_record` is the one place
+that builds a :class:`~kernbench.records.CellRecord` from a planned cell, whatever its status.
+"""
+
+from __future__ import annotations
+
+import functools
+import platform
+import socket
+import subprocess
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import kernbench
+from kernbench.records import CellRecord
+from kernbench.runner.plan import Cell
+from kernbench.runner.preprocess import fit_scaler
+from kernbench.runner.probes import decision_grid
+
+
+def cell_record(cell: Cell, status: str, **fields: Any) -> CellRecord:
+    """The record of ``cell`` with ``status`` (its identity fields filled in; ``finished_at``
+    now unless given)."""
+    fields.setdefault("finished_at", time.time())
+    return CellRecord(
+        cell_id=cell.cell_id,
+        dataset=cell.dataset.label,
+        realisation=cell.realisation,
+        method=cell.method.label,
+        estimator=cell.method.estimator,
+        status=status,
+        **fields,
+    )
+
+
+def versions() -> dict[str, str]:
+    """Versions of kernbench and the numerical stack, recorded with every cell."""
+    import joblib
+    import scipy
+    import sklearn
+
+    return {
+        "kernbench": kernbench.__version__,
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
+        "joblib": joblib.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+@functools.cache
+def git_revision() -> dict[str, str | bool] | None:
+    """``{"sha", "dirty"}`` of the kernbench source checkout, or None outside a git checkout.
+
+    Called once per run by the driving process (two fast ``git`` calls, 5 s limit each).
+    """
+    root = Path(kernbench.__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return None
+    try:
+        sha = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+        dirty = (
+            subprocess.run(
+                ["git", "-C", str(root), "diff", "--quiet", "HEAD", "--", "kernbench"],
+                capture_output=True,
+                timeout=5,
+            ).returncode
+            != 0
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"sha": sha, "dirty": dirty}
+
+
+def run_cell(cell: Cell) -> CellRecord:
+    """Compute one cell: realisation -> preprocessing -> CV selection -> refit -> test.
+
+    Never raises for a problem inside the cell: it returns a ``failed`` (or ``skipped`` when the
+    realisation does not exist under ``protocol.fallback: fewer``) record carrying the error and
+    traceback.
+    """
+    from kernbench.datasets import RealisationUnavailable, make_realisation
+    from kernbench.methods import get_method
+    from kernbench.runner.select import select_fit_score
+
+    started = time.time()
+    try:
+        real = make_realisation(
+            cell.dataset.name,
+            dict(cell.dataset.options),
+            cell.protocol,
+            cell.realisation,
+            seed=cell.protocol.seed,
+        )
+        scale = fit_scaler(real.X_train, cell.protocol.preprocess, cell.protocol.minmax_range)
+        X_train, X_test = scale(real.X_train), scale(real.X_test)
+        cls = get_method(cell.method.estimator)
+        est = cls(**cell.method.params)
+        if "random_state" in est.get_params() and "random_state" not in cell.method.params:
+            est.set_params(random_state=cell.learner_seed)
+        grid = decision_grid(X_train, cell.protocol)
+        outcome = select_fit_score(
+            est,
+            cell.method.grid,
+            X_train,
+            real.y_train,
+            X_test,
+            real.y_test,
+            cv_folds=cell.protocol.cv_folds,
+            stratify=cell.protocol.stratify,
+            cv_seed=cell.cv_seed,
+            probe=None if grid is None else grid.points,
+        )
+        if grid is not None:
+            outcome.extra["decision_grid"] = grid.record(
+                outcome.extra.pop("probe_decision"), X_train, real.y_train
+            )
+        result = {
+            "cv": outcome.cv,
+            "fit_time_s": outcome.fit_time_s,
+            "predict_time_s": outcome.predict_time_s,
+            "select_time_s": outcome.select_time_s,
+            "model_size": outcome.model_size,
+            "trace": outcome.trace,
+            "n_train": int(X_train.shape[0]),
+            "n_test": int(X_test.shape[0]),
+            "n_features": int(X_train.shape[1]),
+            "split_info": dict(real.info),
+            "seeds": {
+                "experiment": cell.protocol.seed,
+                "cv": cell.cv_seed,
+                "learner": cell.learner_seed,
+            },
+            "fingerprint": cell.fingerprint,
+            "versions": versions(),
+            "host": socket.gethostname(),
+            **outcome.extra,
+        }
+        return cell_record(
+            cell,
+            "done",
+            test_error=outcome.test_error,
+            train_error=outcome.train_error,
+            params=outcome.params,
+            result=result,
+            started_at=started,
+        )
+    except Exception as exc:  # recorded, never propagated: the run goes on
+        return cell_record(
+            cell,
+            "skipped" if isinstance(exc, RealisationUnavailable) else "failed",
+            error=f"{type(exc).__name__}: {exc}",
+            traceback=traceback.format_exc(),
+            result={"versions": versions(), "host": socket.gethostname()},
+            started_at=started,
+        )

@@ -1,0 +1,99 @@
+"""The package's import rules, read from the source with ``ast`` (no module is imported).
+
+* the report reads stores: nothing from ``methods``, ``runner`` or ``weak``;
+* ``solvers`` are generic numerics: nothing from ``weak``, ``methods``, ``runner`` or ``report``;
+* the store knows nothing of the runner, the methods or the report;
+* no import cycle among kernbench's modules (imports inside functions included).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "kernbench"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """kernbench modules imported anywhere in ``path`` (``from a import b`` -> ``a.b`` when
+    ``a.b`` is a module, else ``a``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("kernbench"))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if not node.module.startswith("kernbench"):
+                continue
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.add(sub if sub in MODULES else node.module)
+    return found
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+GRAPH = {name: imports_of(path) for name, path in MODULES.items()}
+
+RULES = [
+    ("kernbench.report", ("kernbench.methods", "kernbench.runner", "kernbench.weak")),
+    (
+        "kernbench.solvers",
+        ("kernbench.weak", "kernbench.methods", "kernbench.runner", "kernbench.report"),
+    ),
+    ("kernbench.store", ("kernbench.runner", "kernbench.methods", "kernbench.report")),
+    ("kernbench.records", ("kernbench.store", "kernbench.runner", "kernbench.report")),
+]
+
+
+def _inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+@pytest.mark.parametrize(("package", "forbidden"), RULES, ids=[r[0] for r in RULES])
+def test_layer_rule(package, forbidden):
+    bad = sorted(
+        f"{mod} imports {imp}"
+        for mod, imps in GRAPH.items()
+        if _inside(mod, package)
+        for imp in imps
+        if any(_inside(imp, f) for f in forbidden)
+    )
+    assert not bad, bad
+
+
+def test_no_import_cycle():
+    edges = {m: {i for i in imps if i in GRAPH and i != m} for m, imps in GRAPH.items()}
+    # a package's __init__ re-exporting its own submodules is not a cycle of design
+    for m in edges:
+        edges[m] = {i for i in edges[m] if not (_inside(i, m) and MODULES[m].name == "__init__.py")}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(edges[m]):
+            if state.get(n) == 1:
+                return stack[stack.index(n) :] + [n]
+            if n not in state and (cycle := visit(n)):
+                return cycle
+        stack.pop()
+        state[m] = 2
+        return None
+
+    for m in sorted(edges):
+        if m not in state and (cycle := visit(m)):
+            pytest.fail("import cycle: " + " -> ".join(cycle))
+
+
+def test_the_rules_see_real_imports():
+    """The reader is not blind: known edges are found."""
+    assert "kernbench.store.sqlite" in GRAPH["kernbench.store.merge"]
+    assert "kernbench.runner.cell" in GRAPH["kernbench.runner.backends"]
