@@ -14,6 +14,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import yaml
 
 from kernbench.errors import DataError, SpecError
 from kernbench.records import VALUES
-from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec, TableSpec
+from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec, TableSpec, TakeSpec
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
 _MAX_GRID = 10_000
@@ -31,7 +32,8 @@ _MAX_FLOW_DEPTH = 64
 
 TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table"}
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
-METHOD_KEYS = {"estimator", "params", "grid"}
+METHOD_KEYS = {"estimator", "params", "grid", "take"}
+TAKE_KEYS = {"from", "params"}
 DATASET_KEYS = {"name", "label", "options", "protocol"}
 TABLE_KEYS = {"value", "spread", "format", "reference", "significance"}
 REFERENCE_KEYS = {"file", "methods", "datasets"}
@@ -460,7 +462,84 @@ def _parse_methods(ck: _Checker, raw: Any) -> tuple[MethodSpec, ...]:
                 raise ck.fail(f"{path}.grid", f"grid has more than {_MAX_GRID} points")
         _validate_params(ck, cls, params, grid, path)
         out.append(MethodSpec(label=label, estimator=est_name, params=params, grid=grid))
-    return tuple(out)
+    takes = {
+        label: _parse_take(ck, body["take"], f"methods.{label}.take", label, out)
+        for label, body in methods.items()
+        if isinstance(body, dict) and body.get("take") is not None
+    }
+    _check_take_cycles(ck, takes)
+    return tuple(replace(m, take=takes.get(m.label)) for m in out)
+
+
+def _parse_take(
+    ck: _Checker, raw: Any, path: str, label: str, methods: list[MethodSpec]
+) -> TakeSpec:
+    """``take: {from: LABEL, params: {target: source | {param: source, transform: NAME}}}``."""
+    from kernbench.methods import get_method
+    from kernbench.param_transforms import TRANSFORMS
+
+    t = ck.mapping(raw, path, "a mapping {from, params}")
+    ck.known_keys(t, TAKE_KEYS, path)
+    by_label = {m.label: m for m in methods}
+    source = t.get("from")
+    if not isinstance(source, str) or source not in by_label or source == label:
+        others = [m for m in by_label if m != label]
+        hint = _suggest(source, others) if isinstance(source, str) else ""
+        raise ck.fail(
+            f"{path}.from", f"expected the label of another method, got {_show(source)}{hint}"
+        )
+    src, me = by_label[source], by_label[label]
+    raw_params = ck.mapping(t.get("params"), f"{path}.params", "a mapping target -> source")
+    if not raw_params:
+        raise ck.fail(f"{path}.params", "expected at least one parameter to take")
+    valid = set(get_method(me.estimator)().get_params(deep=False))
+    taken: dict[str, tuple[str, str]] = {}
+    for target, how in raw_params.items():
+        tpath = f"{path}.params.{target}"
+        if isinstance(how, str):
+            how = {"param": how}
+        how = ck.mapping(how, tpath, "a source parameter name or {param, transform}")
+        ck.known_keys(how, {"param", "transform"}, tpath)
+        param = how.get("param")
+        transform = how.get("transform", "identity")
+        if target not in valid:
+            raise ck.fail(
+                tpath, f"unknown parameter {target!r} for {me.estimator}{_suggest(target, valid)}"
+            )
+        if target in me.params or target in me.grid:
+            raise ck.fail(tpath, f"{target!r} is taken from {source!r}; remove it from params/grid")
+        if not isinstance(param, str) or (param not in src.grid and param not in src.params):
+            known = sorted([*src.grid, *src.params])
+            raise ck.fail(
+                f"{tpath}.param",
+                f"{source!r} neither searches nor fixes {_show(param)} "
+                f"(it has: {', '.join(known)})",
+            )
+        if transform not in TRANSFORMS:
+            raise ck.fail(
+                f"{tpath}.transform",
+                f"unknown transform {_show(transform)}{_suggest(str(transform), TRANSFORMS)} "
+                f"(known: {', '.join(TRANSFORMS)})",
+            )
+        values = src.grid.get(param, [src.params.get(param)])
+        try:
+            mapped = [TRANSFORMS[transform](v) for v in values]
+        except (TypeError, ValueError) as exc:
+            raise ck.fail(f"{tpath}.transform", f"cannot map {source}.{param}: {exc}") from None
+        _validate_params(ck, get_method(me.estimator), me.params, {target: mapped}, path)
+        taken[target] = (param, transform)
+    return TakeSpec(source=source, params=taken)
+
+
+def _check_take_cycles(ck: _Checker, takes: dict[str, TakeSpec]) -> None:
+    for start in takes:
+        seen, label = [start], takes[start].source
+        while label in takes:
+            if label in seen:
+                loop = " -> ".join([*seen[seen.index(label) :], label])
+                raise ck.fail(f"methods.{start}.take.from", f"methods take from each other: {loop}")
+            seen.append(label)
+            label = takes[label].source
 
 
 def _validate_params(

@@ -100,13 +100,32 @@ class DatasetSpec:
 
 
 @dataclass(frozen=True)
+class TakeSpec:
+    """Parameters a method takes from another method's selection on the same realisation.
+
+    Attributes
+    ----------
+    source : str
+        The label of the method whose chosen parameters are taken.
+    params : dict
+        ``target parameter -> (source parameter, transform name)``; the transforms are
+        :data:`kernbench.param_transforms.TRANSFORMS` (``identity``, ``gamma_to_sigma`` ...).
+    """
+
+    source: str
+    params: dict[str, tuple[str, str]]
+
+
+@dataclass(frozen=True)
 class MethodSpec:
-    """One table column: a registered estimator with fixed ``params`` and a ``grid`` to search."""
+    """One table column: a registered estimator with fixed ``params`` and a ``grid`` to search,
+    and optionally parameters ``take``-n from another method's selection."""
 
     label: str
     estimator: str
     params: dict[str, Any] = field(default_factory=dict)
     grid: dict[str, list[Any]] = field(default_factory=dict)
+    take: TakeSpec | None = None
 
 
 @dataclass(frozen=True)

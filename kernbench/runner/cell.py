@@ -109,7 +109,8 @@ def run_cell(cell: Cell) -> CellRecord:
         scale = fit_scaler(real.X_train, cell.protocol.preprocess, cell.protocol.minmax_range)
         X_train, X_test = scale(real.X_train), scale(real.X_test)
         cls = get_method(cell.method.estimator)
-        est = cls(**cell.method.params)
+        taken = dict(cell.taken)  # chosen by another method's cell (``take``)
+        est = cls(**cell.method.params, **taken)
         if "random_state" in est.get_params() and "random_state" not in cell.method.params:
             est.set_params(random_state=cell.learner_seed)
         grid = decision_grid(X_train, cell.protocol)
@@ -150,12 +151,14 @@ def run_cell(cell: Cell) -> CellRecord:
             "host": socket.gethostname(),
             **outcome.extra,
         }
+        if taken:
+            result["taken"] = {"from": cell.method.take.source, "cell_id": cell.source_id}
         return cell_record(
             cell,
             "done",
             test_error=outcome.test_error,
             train_error=outcome.train_error,
-            params=outcome.params,
+            params={**taken, **outcome.params},
             result=result,
             started_at=started,
         )

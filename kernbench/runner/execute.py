@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import kernbench
@@ -23,7 +23,7 @@ from kernbench.runner.backends import CellExecutor
 from kernbench.runner.cell import cell_record, git_revision
 from kernbench.runner.plan import Cell, plan_cells
 from kernbench.spec import spec_to_dict
-from kernbench.spec_types import Spec
+from kernbench.spec_types import MethodSpec, Spec
 from kernbench.store import STORE_FILE, Store
 from kernbench.store.lock import RunLock, describe_holder
 
@@ -125,7 +125,8 @@ def run_experiment(
     executor = CellExecutor(backend, jobs=jobs, scheduler=scheduler, timeout_s=limit)
     provenance = {"git": git_revision(), "driver_host": socket.gethostname()}
     filtered = realisations is not None or any((only or {}).values())
-    plan_ids = [c.cell_id for c in (plan_cells(spec) if filtered else cells)]
+    full = plan_cells(spec) if filtered else cells
+    plan_ids = [c.cell_id for c in full]
     with executor, RunLock(out, wait=wait) as lock, Store(out, create=True) as store:
         if lock.took_over is not None:
             gone = describe_holder(lock.took_over.holder)
@@ -144,25 +145,39 @@ def run_experiment(
             store.set_meta("created_at", time.time())
         todo = [c for c in cells if fresh or known.get(c.cell_id) not in FINAL_STATUSES]
         summary.skipped_done = len(cells) - len(todo)
+        todo = _with_sources(todo, full, known)
         if reuse and todo and not fresh:
             taken = _reuse_finished(store, todo, reuse, out)
             summary.reused = len(taken)
             todo = [c for c in todo if c.cell_id not in taken]
         if on_start is not None:
             on_start(len(todo))
+
+        def record(rec: CellRecord) -> None:
+            rec.result.setdefault("provenance", provenance)
+            replaced = store.record(rec)
+            summary.counts[rec.status] = summary.counts.get(rec.status, 0) + 1
+            if rec.status not in FINAL_STATUSES:
+                kept = "" if replaced else " (its earlier finished result is kept)"
+                summary.failed.append(
+                    (rec.dataset, rec.realisation, rec.method, (rec.error or "") + kept)
+                )
+            if on_cell is not None:
+                on_cell(rec)
+
+        methods = {m.label: m for m in spec.methods}
         try:
             with _sigterm_as_interrupt():
-                for rec in executor.run(todo):
-                    rec.result.setdefault("provenance", provenance)
-                    replaced = store.record(rec)
-                    summary.counts[rec.status] = summary.counts.get(rec.status, 0) + 1
-                    if rec.status not in FINAL_STATUSES:
-                        kept = "" if replaced else " (its earlier finished result is kept)"
-                        summary.failed.append(
-                            (rec.dataset, rec.realisation, rec.method, (rec.error or "") + kept)
-                        )
-                    if on_cell is not None:
-                        on_cell(rec)
+                for wave in _waves(todo):  # cells taking parameters run after their sources
+                    ready = []
+                    for cell in wave:
+                        taken = _take_parameters(store, cell, methods)
+                        if isinstance(taken, CellRecord):
+                            record(taken)
+                        else:
+                            ready.append(taken)
+                    for rec in executor.run(ready):
+                        record(rec)
         except KeyboardInterrupt:
             _record_interrupted(store, executor.in_flight.values(), provenance)
             store.export_csv()
@@ -170,6 +185,68 @@ def run_experiment(
         store.export_csv()
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _with_sources(todo: list[Cell], full: Sequence[Cell], known: Mapping[str, str]) -> list[Cell]:
+    """``todo`` plus the unfinished source cells its ``take`` methods need (``--only`` may have
+    left them out), sources first."""
+    by_id = {c.cell_id: c for c in full}
+    have = {c.cell_id for c in todo}
+    extra: list[Cell] = []
+    stack = [c.source_id for c in todo if c.source_id]
+    while stack:
+        cid = stack.pop()
+        if cid in have or known.get(cid) in FINAL_STATUSES or cid not in by_id:
+            continue
+        have.add(cid)
+        extra.append(by_id[cid])
+        if by_id[cid].source_id:
+            stack.append(by_id[cid].source_id)
+    return extra + todo
+
+
+def _waves(todo: Sequence[Cell]) -> list[list[Cell]]:
+    """Cells in dependency waves: a cell runs in the wave after the source it takes from."""
+    in_todo = {c.cell_id: c for c in todo}
+    depth: dict[str, int] = {}
+
+    def level(c: Cell) -> int:
+        if c.cell_id not in depth:
+            src = in_todo.get(c.source_id) if c.source_id else None
+            depth[c.cell_id] = 0 if src is None else level(src) + 1
+        return depth[c.cell_id]
+
+    waves: dict[int, list[Cell]] = {}
+    for c in todo:
+        waves.setdefault(level(c), []).append(c)
+    return [waves[k] for k in sorted(waves)]
+
+
+def _take_parameters(
+    store: Store, cell: Cell, methods: Mapping[str, MethodSpec]
+) -> Cell | CellRecord:
+    """``cell`` with the parameters it takes from its finished source cell filled in, or a
+    ``failed`` record saying which source did not finish."""
+    take = cell.method.take
+    if take is None:
+        return cell
+    from kernbench.param_transforms import TRANSFORMS
+
+    row = store.row(cell.source_id) if cell.source_id else None
+    if row is None or row["status"] != "done":
+        why = "was not run" if row is None else f"is {row['status']}: {row.get('error') or ''}"
+        return cell_record(
+            cell,
+            "failed",
+            error=f"takes {', '.join(take.params)} from {take.source!r} (realisation "
+            f"{cell.realisation}), whose cell {why}".rstrip(": "),
+        )
+    chosen = {**methods[take.source].params, **(row.get("params") or {})}
+    values = {
+        target: TRANSFORMS[transform](chosen[param])
+        for target, (param, transform) in take.params.items()
+    }
+    return replace(cell, taken=tuple(sorted(values.items())))
 
 
 def _reuse_finished(

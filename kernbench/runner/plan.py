@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import kernbench
 from kernbench.identity import digest
@@ -26,6 +27,10 @@ class Cell:
     cv_seed: int
     learner_seed: int
     fingerprint: str
+    #: the identity of the cell whose chosen parameters this one takes (``method.take``)
+    source_id: str | None = None
+    #: those parameters as (name, value) pairs, filled in by the runner once the source finished
+    taken: tuple[tuple[str, Any], ...] = ()
 
     @property
     def key(self) -> tuple[str, int, str]:
@@ -39,13 +44,16 @@ def cell_identity(
     protocol: Protocol,
     fingerprint: str,
     version: str | None = None,
+    source_id: str | None = None,
 ) -> str:
     """sha256 over everything that changes a cell's result (SHA hex, 64 characters).
 
     Besides the spec entries and the package version, an estimator class may declare
     ``_result_revision`` (an int, bumped when a change of its code changes its results for the same
     parameters); a non-zero revision enters the hash, so stored cells of the older code are rerun
-    while every other estimator's cells keep their identity.
+    while every other estimator's cells keep their identity. A method that takes parameters from
+    another (``take``) adds that rule and the source cell's identity ``source_id``: when the
+    source cell changes, so does this one.
     """
     payload = {
         "dataset": {"name": dataset.name, "label": dataset.label, "options": dataset.options},
@@ -63,6 +71,12 @@ def cell_identity(
     revision = _result_revision(method.estimator)
     if revision:
         payload["revision"] = revision
+    if method.take is not None:
+        payload["take"] = {
+            "from": method.take.source,
+            "params": {k: list(v) for k, v in method.take.params.items()},
+            "source_cell": source_id,
+        }
     return digest(payload)
 
 
@@ -112,12 +126,16 @@ def plan_cells(
         for r in range(n_real):
             if "realisation" in only and str(r) not in only["realisation"]:
                 continue
+            ids: dict[str, str] = {}
+            for m in _sources_first(spec.methods):
+                source = ids[m.take.source] if m.take is not None else None
+                ids[m.label] = cell_identity(ds, r, m, protocol, fp, source_id=source)
             for m in spec.methods:
                 if "method" in only and m.label not in only["method"]:
                     continue
                 cells.append(
                     Cell(
-                        cell_id=cell_identity(ds, r, m, protocol, fp),
+                        cell_id=ids[m.label],
                         dataset=ds,
                         realisation=r,
                         method=m,
@@ -125,9 +143,28 @@ def plan_cells(
                         cv_seed=derive_seed(seed, ds.label, r, "cv"),
                         learner_seed=derive_seed(seed, ds.label, r, m.label),
                         fingerprint=fp,
+                        source_id=ids[m.take.source] if m.take is not None else None,
                     )
                 )
     return cells
+
+
+def _sources_first(methods: Sequence[MethodSpec]) -> list[MethodSpec]:
+    """The methods ordered so that every ``take`` source comes before the methods taking from it
+    (the spec parser has refused cycles)."""
+    by_label = {m.label: m for m in methods}
+    done: dict[str, MethodSpec] = {}
+
+    def visit(m: MethodSpec) -> None:
+        if m.label in done:
+            return
+        if m.take is not None:
+            visit(by_label[m.take.source])
+        done[m.label] = m
+
+    for m in methods:
+        visit(m)
+    return list(done.values())
 
 
 def parse_only(items: Sequence[str]) -> dict[str, list[str]]:

@@ -274,6 +274,11 @@ class Store:
             self._con.execute("SELECT * FROM cells ORDER BY dataset, method, realisation")
         )
 
+    def row(self, cell_id: str) -> dict[str, Any] | None:
+        """One cell's row, decoded as :meth:`rows` does (None if never recorded)."""
+        rows = _decoded(self._con.execute("SELECT * FROM cells WHERE cell_id = ?", (cell_id,)))
+        return rows[0] if rows else None
+
     def finished_rows(self, cell_ids: Iterable[str]) -> list[dict[str, Any]]:
         """The ``done`` rows among ``cell_ids``, decoded as :meth:`rows` does (``--reuse``)."""
         wanted = list(dict.fromkeys(cell_ids))
