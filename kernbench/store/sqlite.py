@@ -49,10 +49,9 @@ from kernbench.store.faults import inside_commit
 
 STORE_FILE = "results.sqlite"
 CSV_FILE = "cells.csv"
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS cells (
-    cell_id      TEXT PRIMARY KEY,
+#: the columns of a cell row (``cells``; ``history`` keeps the same and two of its own)
+_ROW_COLUMNS = """
+    cell_id      TEXT {key},
     dataset      TEXT NOT NULL,
     realisation  INTEGER NOT NULL,
     method       TEXT NOT NULL,
@@ -66,26 +65,14 @@ CREATE TABLE IF NOT EXISTS cells (
     traceback    TEXT,
     started_at   REAL,
     finished_at  REAL,
-    attempts     INTEGER NOT NULL DEFAULT 1
+    attempts     INTEGER NOT NULL DEFAULT 1"""
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cells ({_ROW_COLUMNS.format(key="PRIMARY KEY")}
 );
 CREATE INDEX IF NOT EXISTS cells_by_key ON cells (dataset, method, realisation);
 CREATE TABLE IF NOT EXISTS plan (cell_id TEXT PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS history (
-    cell_id      TEXT NOT NULL,
-    dataset      TEXT NOT NULL,
-    realisation  INTEGER NOT NULL,
-    method       TEXT NOT NULL,
-    estimator    TEXT NOT NULL,
-    status       TEXT NOT NULL,
-    test_error   REAL,
-    train_error  REAL,
-    params       TEXT,
-    result       TEXT,
-    error        TEXT,
-    traceback    TEXT,
-    started_at   REAL,
-    finished_at  REAL,
-    attempts     INTEGER NOT NULL DEFAULT 1,
+CREATE TABLE IF NOT EXISTS history ({_ROW_COLUMNS.format(key="NOT NULL")},
     archived_at  REAL NOT NULL,
     reason       TEXT NOT NULL
 );
