@@ -378,6 +378,8 @@ def methods() -> None:
         typer.echo(f"{name:<14} {cls.__name__:<14} {params}")
 
 
+for _command in data_app.registered_commands:  # `data ...` errors: exit 2, no traceback
+    _command.callback = _guard(_command.callback)
 app.add_typer(data_app, name="data", help="Datasets: list, info, fetch, verify.")
 
 

@@ -286,7 +286,10 @@ def fetch_file(
     if offline is None:
         offline = os.environ.get("KERNBENCH_OFFLINE", "") not in ("", "0")
     if offline:
-        raise DataError(f"{raw.path}: not cached, no mirror, and offline (KERNBENCH_OFFLINE)")
+        raise DataError(
+            f"{raw.path}: not cached, no mirror, and offline (KERNBENCH_OFFLINE); give "
+            "`--mirror DIR` or set KERNBENCH_MIRROR to a local copy, or fetch with network access"
+        )
     errors = []
     for source in raw.sources:
         try:
