@@ -117,7 +117,7 @@ def run(
 ) -> None:
     """Run an experiment: every (dataset, realisation, method) cell not already finished.
 
-    Example: kernbench run experiments/quickstart.yaml --jobs 2 --only dataset=iris
+    Example: kernbench run experiments/quickstart.yaml --jobs 2 --only dataset=twonorm
 
     Cluster: kernbench run SPEC --backend dask --scheduler tcp://127.0.0.1:8786
     """
