@@ -6,6 +6,7 @@ traceback unless ``--debug``); 3 internal error.
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Callable
 from pathlib import Path
@@ -378,9 +379,18 @@ def methods() -> None:
         typer.echo(f"{name:<14} {cls.__name__:<14} {params}")
 
 
-for _command in data_app.registered_commands:  # `data ...` errors: exit 2, no traceback
-    _command.callback = _guard(_command.callback)
-app.add_typer(data_app, name="data", help="Datasets: list, info, fetch, verify.")
+def _guarded(sub: typer.Typer) -> typer.Typer:
+    """A copy of a sub-app whose commands go through :func:`_guard` (exit 2, no traceback)."""
+    guarded = copy.copy(sub)
+    guarded.registered_commands = []
+    for command in sub.registered_commands:
+        command = copy.copy(command)
+        command.callback = _guard(command.callback)
+        guarded.registered_commands.append(command)
+    return guarded
+
+
+app.add_typer(_guarded(data_app), name="data", help="Datasets: list, info, fetch, verify.")
 
 
 def main() -> None:

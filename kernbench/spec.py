@@ -28,10 +28,12 @@ _MAX_NODES = 100_000  # values in a spec, aliases expanded
 _MAX_SPEC_CHARS = 256 * 1024  # a real spec is a few kB; PyYAML needs seconds per 100 kB
 _MAX_FLOW_DEPTH = 64
 
-TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table"}
+TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table", "catalog"}
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
 METHOD_KEYS = {"estimator", "params", "grid"}
 DATASET_KEYS = {"name", "label", "options", "protocol"}
+#: a data file of the user's in place of a catalogue name (see kernbench.datasets.user)
+FILE_DATASET_KEYS = {"file", "format", "sha256", "positive", "label_column", "delimiter", "header"}
 TABLE_KEYS = {"value", "spread", "format", "reference", "significance"}
 REFERENCE_KEYS = {"file", "methods", "datasets"}
 TABLE_VALUES = ("test_error", "train_error", "fit_time_s", "model_size")
@@ -251,6 +253,8 @@ def _parse(ck: _Checker, data: Any, check_datasets: bool, dataset_checker: Any) 
         raise ck.fail("title", f"expected a string, got {_show(title)}")
     raw_protocol = top.get("protocol", {})
     protocol = _parse_protocol(ck, raw_protocol)
+    if "catalog" in top:
+        _register_catalogue(ck, top["catalog"])
     datasets = _parse_datasets(ck, top["datasets"], check_datasets, dataset_checker, raw_protocol)
     methods = _parse_methods(ck, top["methods"])
     if protocol.cv_folds < 2:
@@ -356,13 +360,15 @@ def _parse_datasets(
     for i, item in enumerate(raw):
         path = f"datasets[{i}]"
         protocol = None
+        entry = None
         if isinstance(item, str):
             name, label, options = item, item, {}
         else:
             d = ck.mapping(item, path, "a dataset name or a mapping {name, label, options}")
-            ck.known_keys(d, DATASET_KEYS, path)
+            ck.known_keys(d, DATASET_KEYS | FILE_DATASET_KEYS, path)
             if "name" not in d:
                 raise ck.fail(f"{path}.name", "missing required key 'name'")
+            entry = _file_dataset(ck, d, path)
             name = d["name"]
             label = d.get("label", name)
             options = ck.mapping(d.get("options", {}) or {}, f"{path}.options")
@@ -374,17 +380,63 @@ def _parse_datasets(
                 protocol = _parse_protocol(ck, {**base, **overrides}, f"{path}.protocol")
         ck.string(name, path if isinstance(item, str) else f"{path}.name", pattern=_NAME_RE)
         ck.string(label, f"{path}.label", pattern=_NAME_RE)
-        if check:
+        if check or entry is not None:
             try:
-                checker(name, options)
+                (checker if entry is None else _default_dataset_checker)(name, options)
             except (DataError, KeyError, ValueError, TypeError) as exc:
                 message = exc.args[0] if exc.args else str(exc)
                 raise ck.fail(path, str(message)) from None
+            entry = entry or _user_entry(name)
         if label in labels:
             raise ck.fail(path, f"duplicate dataset label {label!r} (give one a distinct 'label')")
         labels.add(label)
-        out.append(DatasetSpec(name=name, label=label, options=options, protocol=protocol))
+        out.append(
+            DatasetSpec(name=name, label=label, options=options, protocol=protocol, entry=entry)
+        )
     return tuple(out)
+
+
+def _register_catalogue(ck: _Checker, value: Any) -> None:
+    """``catalog: FILE`` (relative to the spec): validate its entries and make them known."""
+    from kernbench.datasets.user import register_catalogue_file
+
+    file = Path(ck.file).parent / ck.string(value, "catalog")
+    if not file.is_file():
+        raise ck.fail("catalog", f"no such file: {file.resolve()}")
+    try:
+        register_catalogue_file(file)
+    except DataError as exc:
+        if getattr(exc, "path", None) is not None:  # the catalogue's own key path and file
+            raise
+        raise ck.fail("catalog", str(exc)) from None
+
+
+def _file_dataset(ck: _Checker, d: dict[str, Any], path: str) -> dict[str, Any] | None:
+    """A ``file:`` dataset: its catalogue mapping, registered in this process (else None)."""
+    if "file" not in d:
+        extra = sorted(FILE_DATASET_KEYS & set(d))
+        if extra:
+            raise ck.fail(f"{path}.{extra[0]}", f"{extra[0]!r} applies only with 'file'")
+        return None
+    from kernbench.datasets.catalog import register_entry
+    from kernbench.datasets.user import file_dataset_entry
+
+    raw = file_dataset_entry(ck, d, path)
+    try:
+        register_entry(raw, origin=ck.file)
+    except DataError as exc:
+        raise ck.fail(f"{path}.name", str(exc)) from None
+    return raw
+
+
+def _user_entry(name: str) -> dict[str, Any] | None:
+    """The mapping of a dataset from a user catalogue (None for the package's own datasets)."""
+    from kernbench.datasets import get_dataset
+
+    try:
+        return get_dataset(name).raw
+    except DataError:
+        return None
 
 
 def _check_plain(ck: _Checker, value: Any, path: str, depth: int = 0) -> None:

@@ -113,7 +113,7 @@ def run_cell(cell: Cell) -> CellRecord:
     Never raises for a problem inside the cell: it returns a ``failed`` (or ``skipped`` when the
     realisation does not exist) record carrying the error and traceback.
     """
-    from kernbench.datasets import make_realisation
+    from kernbench.datasets import make_realisation, register_entry
     from kernbench.methods import get_method
 
     started = time.time()
@@ -126,6 +126,8 @@ def run_cell(cell: Cell) -> CellRecord:
         started_at=started,
     )
     try:
+        if cell.dataset.entry is not None:  # a user's dataset: make it known in this worker
+            register_entry(cell.dataset.entry, origin="cell")
         real = make_realisation(
             cell.dataset.name,
             dict(cell.dataset.options),

@@ -50,8 +50,10 @@ def test_fetch_from_mirror_then_verify(mirror):
 
 
 def test_fetch_needs_names():
-    res = runner.invoke(data_app, ["fetch"])
-    assert res.exit_code == 2
+    from kernbench.cli import app
+
+    res = runner.invoke(app, ["data", "fetch"])
+    assert res.exit_code == 2 and "give dataset names or --all" in res.output
 
 
 # -- through the main app: one error handler, exit 2, one line, no traceback ---------------------
