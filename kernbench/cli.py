@@ -283,21 +283,62 @@ def merge(
 # -- validate ------------------------------------------------------------------------------------
 @app.command()
 @_guard
-def validate(spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML).")]) -> None:
-    """Check a spec without running anything.
+def validate(
+    specs: Annotated[list[Path], typer.Argument(help="Experiment specs (YAML).")],
+    data: Annotated[
+        bool,
+        typer.Option(
+            "--data/--no-data", help="Check that every dataset is in the cache or the mirror."
+        ),
+    ] = True,
+) -> None:
+    """Check specs without running anything: keys, values, cells, and (offline) the data.
 
-    Example: kernbench validate experiments/uci_stumps.yaml
+    A dataset missing from the cache and the mirror ($KERNBENCH_MIRROR) is an error naming the
+    `kernbench data fetch ...` command (or the mirror setting) that makes it available.
+
+    Example: kernbench validate experiments/*.yaml
     """
     from kernbench.runner.plan import plan_cells
     from kernbench.spec import load_spec
 
-    s = load_spec(spec)
-    cells = plan_cells(s)
-    out.print(
-        f"{spec}: ok — {len(s.datasets)} datasets × {s.protocol.n_realisations} realisations × "
-        f"{len(s.methods)} methods = {len(cells)} cells",
-        highlight=False,
-    )
+    failed = 0
+    for spec in specs:
+        try:
+            s = load_spec(spec)
+            cells = plan_cells(s)
+            if data:
+                _check_data_offline(spec, cells)
+        except KernbenchError as exc:
+            if _STATE["debug"]:
+                raise
+            failed += 1
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True)
+            continue
+        out.print(
+            f"{spec}: ok — {len(s.datasets)} datasets × {s.protocol.n_realisations} realisations "
+            f"× {len(s.methods)} methods = {len(cells)} cells"
+            + (", data available" if data else ""),
+            highlight=False,
+        )
+    if failed:
+        raise typer.Exit(EXIT_USAGE)
+
+
+def _check_data_offline(spec: Path, cells) -> None:
+    """DataError naming the fetch/mirror command when a dataset of ``cells`` is not local."""
+    from kernbench.datasets.fetch import offline_hint, unavailable
+    from kernbench.errors import DataError
+
+    missing: set[str] = set()
+    for predefined in (False, True):
+        names = {
+            c.dataset.name for c in cells if (c.protocol.realisations == "predefined") is predefined
+        }
+        if names:
+            missing.update(unavailable(sorted(names), predefined=predefined))
+    if missing:
+        raise DataError(f"{spec}: {offline_hint(missing)}")
 
 
 # -- table ---------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import re
 import shlex
 from pathlib import Path
 
+import yaml
 from typer.testing import CliRunner
 
 from kernbench.cli import app, run
@@ -45,3 +46,56 @@ def test_only_accepts_an_estimator_name(tmp_path):
     )
     assert res.exit_code == 0, res.output
     assert res.output.count("svm_stump") == 5 and "SVM-Perc" not in res.output
+
+
+def _catalogue_with_a_mirrored_file(tmp_path: Path) -> tuple[Path, Path]:
+    """A user catalogue whose one file lives only in a mirror directory (not beside it)."""
+    import hashlib
+
+    mirror = tmp_path / "mirror"
+    data = mirror / "my-set" / "d.csv"
+    data.parent.mkdir(parents=True)
+    data.write_text("".join(f"{i},{i % 3},{'a' if i % 2 else 'b'}\n" for i in range(20)))
+    sha = hashlib.sha256(data.read_bytes()).hexdigest()
+    entry = {
+        "name": "my-set",
+        "task": "binary",
+        "d": 2,
+        "classes": 2,
+        "files": [{"path": "my-set/d.csv", "sha256": sha}],
+        "recipe": {"kind": "table", "file": "my-set/d.csv", "label_column": -1, "positive": ["a"]},
+    }
+    catalogue = tmp_path / "cat" / "my_datasets.yaml"
+    catalogue.parent.mkdir()
+    catalogue.write_text(yaml.safe_dump({"datasets": [entry]}))
+    return catalogue, mirror
+
+
+def test_validate_several_specs_checks_data_offline(tmp_path, monkeypatch):
+    catalogue, mirror = _catalogue_with_a_mirrored_file(tmp_path)
+    monkeypatch.setenv("KERNBENCH_CATALOG", str(catalogue))
+    monkeypatch.setenv("KERNBENCH_DATA", str(tmp_path / "cache"))
+    monkeypatch.delenv("KERNBENCH_MIRROR", raising=False)
+    spec = tmp_path / "mine.yaml"
+    spec.write_text(
+        yaml.safe_dump(
+            {
+                "name": "mine",
+                "datasets": ["my-set"],
+                "protocol": {"n_realisations": 2, "cv_folds": 2},
+                "methods": {"A": {"estimator": "adaboost"}},
+            }
+        )
+    )
+    res = runner.invoke(app, ["validate", QUICKSTART, str(spec)])
+    assert res.exit_code == 2
+    assert "quickstart.yaml: ok — 5 datasets × 5 realisations × 4 methods = 100 cells" in res.output
+    assert f"error: {spec}: dataset(s) my-set not in the cache" in res.output
+    assert "run `kernbench data fetch my-set`" in res.output
+    assert "`kernbench data fetch my-set --mirror DIR`" in res.output
+    assert "Traceback" not in res.output
+    assert runner.invoke(app, ["validate", "--no-data", str(spec)]).exit_code == 0
+    monkeypatch.setenv("KERNBENCH_MIRROR", str(mirror))
+    res = runner.invoke(app, ["validate", QUICKSTART, str(spec)])
+    assert res.exit_code == 0, res.output
+    assert res.output.count("data available") == 2
