@@ -408,16 +408,50 @@ def plot(
 # -- methods -------------------------------------------------------------------------------------
 @app.command()
 @_guard
-def methods() -> None:
-    """List registered methods: name, class and parameters with defaults.
+def methods(
+    name: Annotated[
+        str | None, typer.Argument(help="A method: its parameters in full (else list all).")
+    ] = None,
+) -> None:
+    """List registered methods, or one method's parameters: default, allowed values, meaning.
 
-    Example: kernbench methods
+    Examples: kernbench methods · kernbench methods cgens
     """
     from kernbench.methods import default_params, registry
 
-    for name, cls in registry().items():
-        params = ", ".join(f"{k}={v!r}" for k, v in default_params(cls).items())
-        typer.echo(f"{name:<14} {cls.__name__:<14} {params}")
+    if name is None:
+        for key, cls in registry().items():
+            params = ", ".join(f"{k}={v!r}" for k, v in default_params(cls).items())
+            typer.echo(f"{key:<14} {cls.__name__:<14} {params}")
+        typer.echo("\n`kernbench methods NAME` shows allowed values and meanings.")
+        return
+    _describe_method(name)
+
+
+def _describe_method(name: str) -> None:
+    import inspect
+
+    from rich.table import Table
+
+    from kernbench.methods.describe import describe_method
+
+    try:
+        cls, params = describe_method(name)
+    except KeyError as exc:
+        raise UsageError("NAME", f"{exc.args[0]} (`kernbench methods` lists them)") from None
+    summary = (inspect.getdoc(cls) or "").split("\n\n", 1)[0].replace("\n", " ")
+    where = f"{cls.__module__}.{cls.__qualname__}"
+    out.print(f"[bold]{cls.registry_name}[/] — {where}", highlight=False)
+    out.print(escape(summary), highlight=False)
+    path = getattr(cls, "path_param", None)
+    if path:
+        out.print(f"path parameter: {path} (every grid value scored from one fit)", highlight=False)
+    table = Table(show_lines=False, box=None, pad_edge=False)
+    for col in ("parameter", "default", "allowed", "meaning"):
+        table.add_column(col, overflow="fold")
+    for p in params:
+        table.add_row(p.name, escape(repr(p.default)), escape(p.allowed), escape(p.meaning))
+    Console(width=None if out.is_terminal else 200).print(table)  # piped: no folding at 80
 
 
 def _guarded(sub: typer.Typer) -> typer.Typer:
