@@ -63,6 +63,13 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _no_store(path: Path) -> KernbenchError:
+    """The error for a results path without a store, saying whether the path exists at all."""
+    if not path.exists():
+        return KernbenchError(f"{path}: no such file or directory (a results directory expected)")
+    return KernbenchError(f"no results store at or below {path} (run `kernbench run SPEC`)")
+
+
 @app.callback()
 def _main(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
@@ -363,7 +370,7 @@ def table(
         raise UsageError("--format", f"expected md, latex or csv, got {fmt!r}")
     stores = find_stores(path)
     if not stores:
-        raise KernbenchError(f"no results store at or below {path} (run `kernbench run SPEC`)")
+        raise _no_store(path)
     texts = []
     for directory in stores:
         tab = build_table(directory, reference=reference)

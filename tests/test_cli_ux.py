@@ -99,3 +99,11 @@ def test_validate_several_specs_checks_data_offline(tmp_path, monkeypatch):
     res = runner.invoke(app, ["validate", QUICKSTART, str(spec)])
     assert res.exit_code == 0, res.output
     assert res.output.count("data available") == 2
+
+
+def test_table_on_a_missing_path_says_it_is_missing(tmp_path):
+    missing = tmp_path / "no-such-results"
+    res = runner.invoke(app, ["table", str(missing)])
+    assert res.exit_code == 2 and f"{missing}: no such file or directory" in res.output
+    res = runner.invoke(app, ["table", str(tmp_path)])  # exists, holds no store
+    assert res.exit_code == 2 and f"no results store at or below {tmp_path}" in res.output
