@@ -82,7 +82,7 @@ def _main(
 @app.command()
 @_guard
 def run(
-    spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML).")],
+    spec: Annotated[Path, typer.Argument(help="Spec file (YAML) or shipped spec name.")],
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Results directory [default: results/<name>].")
     ] = None,
@@ -132,12 +132,13 @@ def run(
     from kernbench.runner.execute import cell_statuses, default_out_dir, run_experiment
     from kernbench.runner.plan import parse_only, plan_cells
     from kernbench.spec import load_spec
+    from kernbench.specs import resolve_spec
 
     try:
         only_map = parse_only(only or [])
     except ValueError as exc:
         raise UsageError("--only", str(exc)) from None
-    s = load_spec(spec)
+    s = load_spec(resolve_spec(spec))
     target = out_dir if out_dir is not None else default_out_dir(s)
     if dry_run:
         cells = plan_cells(s, realisations=realisations, only=only_map)
@@ -291,7 +292,7 @@ def merge(
 @app.command()
 @_guard
 def validate(
-    specs: Annotated[list[Path], typer.Argument(help="Experiment specs (YAML).")],
+    specs: Annotated[list[Path], typer.Argument(help="Spec files (YAML) or shipped spec names.")],
     data: Annotated[
         bool,
         typer.Option(
@@ -308,11 +309,12 @@ def validate(
     """
     from kernbench.runner.plan import plan_cells
     from kernbench.spec import load_spec
+    from kernbench.specs import resolve_spec
 
     failed = 0
     for spec in specs:
         try:
-            s = load_spec(spec)
+            s = load_spec(resolve_spec(spec))
             cells = plan_cells(s)
             if data:
                 _check_data_offline(spec, cells)
@@ -346,6 +348,29 @@ def _check_data_offline(spec: Path, cells) -> None:
             missing.update(unavailable(sorted(names), predefined=predefined))
     if missing:
         raise DataError(f"{spec}: {offline_hint(missing)}")
+
+
+# -- specs ---------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def specs() -> None:
+    """List the paper specs shipped with kernbench (run one by name from any directory).
+
+    Examples: kernbench specs · kernbench run quickstart · kernbench run cgens-table1
+    """
+    from rich.table import Table
+
+    from kernbench.specs import packaged_specs, specs_dir
+
+    found = packaged_specs()
+    if not found:
+        raise KernbenchError("no shipped specs (this installation lacks kernbench/experiments)")
+    table = Table(title=f"shipped specs ({specs_dir()})", box=None, pad_edge=False)
+    for col in ("name", "also", "title"):
+        table.add_column(col, overflow="fold")
+    for s in found:
+        table.add_row(s.path.stem, ", ".join(s.aliases) or "-", escape(s.title))
+    Console(width=None if out.is_terminal else 200).print(table)
 
 
 # -- table ---------------------------------------------------------------------------------------
