@@ -437,6 +437,33 @@ def plot(
             out.print(str(png), highlight=False)
 
 
+# -- report --------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def report(
+    path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
+    html: Annotated[
+        bool, typer.Option("--html", help="Write a self-contained report.html per directory.")
+    ] = False,
+    reference: Annotated[
+        bool, typer.Option("--reference/--no-reference", help="Published numbers beside ours.")
+    ] = True,
+) -> None:
+    """Write a report per results directory: table, figures, provenance, failed cells.
+
+    Example: kernbench report results/ --html   (index.html links the pages of a tree)
+    """
+    from kernbench.report.html import write_html_reports
+
+    if not html:
+        raise UsageError("--html", "give --html (the only report format so far)")
+    pages = write_html_reports(path, reference=reference)
+    if not pages:
+        raise _no_store(path)
+    for page in pages:
+        out.print(str(page), highlight=False)
+
+
 # -- methods -------------------------------------------------------------------------------------
 @app.command()
 @_guard
