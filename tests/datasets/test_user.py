@@ -318,3 +318,17 @@ def test_readme_adding_a_dataset_lists_the_validators_keys():
     assert set(re.findall(r"`(\w+)`", required)) == set(REQUIRED_KEYS)
     for key in ENTRY_KEYS:
         assert f"`{key}`" in section, key
+
+
+def test_a_run_on_an_env_catalogue_dataset_computes_its_cells(user_catalogue, monkeypatch):
+    from kernbench.cli import app
+    from kernbench.store import Store
+
+    path, _ = user_catalogue
+    monkeypatch.setenv("KERNBENCH_CATALOG", str(path))
+    spec = write_spec(path.parent, ["my-set"])
+    out = path.parent / "res"
+    res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    with Store(out) as st:
+        assert {r["status"] for r in st.rows()} == {"done"}
