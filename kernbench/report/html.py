@@ -28,11 +28,13 @@ REPORT_HTML = "report.html"
 _MAX_FAILED = 200
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 80em; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+div.wide { overflow-x: auto; } p, ul { max-width: 80em; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
 table { border-collapse: collapse; margin: 1em 0; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; white-space: nowrap; }
 th { background: #f3f3f3; } td.dataset, th.dataset { text-align: left; }
+th[colspan] { text-align: center; }
 td.ours.best { font-weight: bold; }
 td.published { color: #555; background: #fafafa; }
 td.agrees { background: #e6f4e6; } td.differs { background: #fbe5e5; }
@@ -40,6 +42,7 @@ td.verdict { text-align: center; }
 table.prov td { text-align: left; white-space: normal; }
 table.failed td { text-align: left; white-space: normal; font-family: monospace; font-size: 0.9em; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+table.prov { max-width: 80em; }
 p.legend, ul.notes { font-size: 0.9em; color: #444; }
 """
 
@@ -103,7 +106,7 @@ def _table_html(table: Table) -> str:
             "Verdict: 'agrees' (green) when ours lies within the tolerance above of the published "
             "value, 'differs' (red) otherwise."
         )
-    parts = ['<table class="results">', *rows, "</table>"]
+    parts = ['<div class="wide"><table class="results">', *rows, "</table></div>"]
     parts += [f'<p class="legend">{_e(line)}</p>' for line in legend]
     if table.notes:
         items = "".join(f"<li>{_e(n)}</li>" for n in table.notes)
