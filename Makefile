@@ -1,18 +1,39 @@
 # kernbench — the README's two set-up commands are `make quickstart` and `make test`.
-PYTHON ?= python
+#
+# Which Python: `make PYTHON=...` if given; else the active virtual environment ($VIRTUAL_ENV, or a
+# conda environment's $CONDA_PREFIX); else the project's own virtual environment .venv, created with
+# `python3 -m venv` on first use (a bare machine may have `python3` and no `python`).
+ifneq ($(strip $(VIRTUAL_ENV)),)
+PYTHON ?= $(VIRTUAL_ENV)/bin/python
+else ifneq ($(strip $(CONDA_PREFIX)),)
+PYTHON ?= $(CONDA_PREFIX)/bin/python
+else
+VENV := .venv
+PYTHON ?= $(VENV)/bin/python
+endif
+# the interpreter is a prerequisite only when it is the project's .venv (made by the rule below)
+VENV_PYTHON := $(if $(VENV),$(filter $(VENV)/bin/python,$(PYTHON)))
 JOBS ?= 2
 # Local dataset mirror used by tests and reproduction targets (CI has ../shared/datasets beside the clone).
 KERNBENCH_MIRROR ?= $(abspath ../shared/datasets)
 export KERNBENCH_MIRROR
-STAMP := .install.stamp
+STAMP := $(if $(VENV_PYTHON),$(VENV)/.install.stamp,.install.stamp)
 
 .PHONY: install test test-slow lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens faults
 
-$(STAMP): pyproject.toml
+ifdef VENV
+$(VENV)/bin/python:
+	@command -v python3 >/dev/null 2>&1 || { echo "error: python3 not found: install Python >= 3.11" >&2; exit 1; }
+	@python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "error: kernbench needs Python >= 3.11; python3 is $$(python3 -V 2>&1) (activate a newer environment or give make PYTHON=...)" >&2; exit 1; }
+	python3 -m venv $(VENV) || { rm -rf $(VENV); echo "error: could not create $(VENV) (Debian/Ubuntu: apt install python3-venv), or activate a virtual environment first" >&2; exit 1; }
+	@echo "created the virtual environment $(VENV); '. $(VENV)/bin/activate' puts kernbench on your PATH"
+endif
+
+$(STAMP): pyproject.toml $(VENV_PYTHON)
 	$(PYTHON) -m pip install -e ".[dev,dask]"
 	@touch $(STAMP)
 
-install: ## install kernbench with its dev extras (editable)
+install: $(VENV_PYTHON) ## install kernbench with its dev extras (editable)
 	$(PYTHON) -m pip install -e ".[dev,dask]"
 	@touch $(STAMP)
 
@@ -38,6 +59,7 @@ RFLAG := $(if $(REALISATIONS),--realisations $(REALISATIONS),)
 quickstart: $(STAMP) ## run the quickstart experiment on embedded data and print its table
 	$(KB) run experiments/quickstart.yaml --jobs $(JOBS)
 	$(KB) table results/quickstart
+	@$(if $(VENV_PYTHON),echo "kernbench is installed in $(VENV): '. $(VENV)/bin/activate' to call it directly",true)
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PYTHON) $$f || exit 1; done
@@ -70,6 +92,6 @@ reproduce-cgens: $(STAMP) ## Shen & Liu Tables I-IV and Figs 1, 2, 3, 5 (REALISA
 	$(KB) plot results/cgens_fig1 --kind boundary_trace --out results/figures
 	$(PYTHON) benchmarks/bench_cgens_vs_lpboost.py --repeats 1
 
-clean:
+clean:  # keeps .venv (remove it by hand to start afresh)
 	rm -rf .pytest_cache .ruff_cache build dist *.egg-info $(STAMP)
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -6,6 +6,7 @@ traceback unless ``--debug``); 3 internal error.
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Callable
 from pathlib import Path
@@ -62,6 +63,13 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _no_store(path: Path) -> KernbenchError:
+    """The error for a results path without a store, saying whether the path exists at all."""
+    if not path.exists():
+        return KernbenchError(f"{path}: no such file or directory (a results directory expected)")
+    return KernbenchError(f"no results store at or below {path} (run `kernbench run SPEC`)")
+
+
 @app.callback()
 def _main(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
@@ -74,7 +82,7 @@ def _main(
 @app.command()
 @_guard
 def run(
-    spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML).")],
+    spec: Annotated[Path, typer.Argument(help="Spec file (YAML) or shipped spec name.")],
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Results directory [default: results/<name>].")
     ] = None,
@@ -117,19 +125,20 @@ def run(
 ) -> None:
     """Run an experiment: every (dataset, realisation, method) cell not already finished.
 
-    Example: kernbench run experiments/quickstart.yaml --jobs 2 --only dataset=iris
+    Example: kernbench run experiments/quickstart.yaml --jobs 2 --only dataset=twonorm
 
     Cluster: kernbench run SPEC --backend dask --scheduler tcp://127.0.0.1:8786
     """
     from kernbench.runner.execute import cell_statuses, default_out_dir, run_experiment
     from kernbench.runner.plan import parse_only, plan_cells
     from kernbench.spec import load_spec
+    from kernbench.specs import resolve_spec
 
     try:
         only_map = parse_only(only or [])
     except ValueError as exc:
         raise UsageError("--only", str(exc)) from None
-    s = load_spec(spec)
+    s = load_spec(resolve_spec(spec))
     target = out_dir if out_dir is not None else default_out_dir(s)
     if dry_run:
         cells = plan_cells(s, realisations=realisations, only=only_map)
@@ -282,21 +291,86 @@ def merge(
 # -- validate ------------------------------------------------------------------------------------
 @app.command()
 @_guard
-def validate(spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML).")]) -> None:
-    """Check a spec without running anything.
+def validate(
+    specs: Annotated[list[Path], typer.Argument(help="Spec files (YAML) or shipped spec names.")],
+    data: Annotated[
+        bool,
+        typer.Option(
+            "--data/--no-data", help="Check that every dataset is in the cache or the mirror."
+        ),
+    ] = True,
+) -> None:
+    """Check specs without running anything: keys, values, cells, and (offline) the data.
 
-    Example: kernbench validate experiments/uci_stumps.yaml
+    A dataset missing from the cache and the mirror ($KERNBENCH_MIRROR) is an error naming the
+    `kernbench data fetch ...` command (or the mirror setting) that makes it available.
+
+    Example: kernbench validate experiments/*.yaml
     """
     from kernbench.runner.plan import plan_cells
     from kernbench.spec import load_spec
+    from kernbench.specs import resolve_spec
 
-    s = load_spec(spec)
-    cells = plan_cells(s)
-    out.print(
-        f"{spec}: ok — {len(s.datasets)} datasets × {s.protocol.n_realisations} realisations × "
-        f"{len(s.methods)} methods = {len(cells)} cells",
-        highlight=False,
-    )
+    failed = 0
+    for spec in specs:
+        try:
+            s = load_spec(resolve_spec(spec))
+            cells = plan_cells(s)
+            if data:
+                _check_data_offline(spec, cells)
+        except KernbenchError as exc:
+            if _STATE["debug"]:
+                raise
+            failed += 1
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True)
+            continue
+        out.print(
+            f"{spec}: ok — {len(s.datasets)} datasets × {s.protocol.n_realisations} realisations "
+            f"× {len(s.methods)} methods = {len(cells)} cells"
+            + (", data available" if data else ""),
+            highlight=False,
+        )
+    if failed:
+        raise typer.Exit(EXIT_USAGE)
+
+
+def _check_data_offline(spec: Path, cells) -> None:
+    """DataError naming the fetch/mirror command when a dataset of ``cells`` is not local."""
+    from kernbench.datasets.fetch import offline_hint, unavailable
+    from kernbench.errors import DataError
+
+    missing: set[str] = set()
+    for predefined in (False, True):
+        names = {
+            c.dataset.name for c in cells if (c.protocol.realisations == "predefined") is predefined
+        }
+        if names:
+            missing.update(unavailable(sorted(names), predefined=predefined))
+    if missing:
+        raise DataError(f"{spec}: {offline_hint(missing)}")
+
+
+# -- specs ---------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def specs() -> None:
+    """List the paper specs shipped with kernbench (run one by name from any directory).
+
+    Examples: kernbench specs · kernbench run quickstart · kernbench run cgens-table1
+    """
+    from rich.table import Table
+
+    from kernbench.specs import packaged_specs, specs_dir
+
+    found = packaged_specs()
+    if not found:
+        raise KernbenchError("no shipped specs (this installation lacks kernbench/experiments)")
+    table = Table(title=f"shipped specs ({specs_dir()})", box=None, pad_edge=False)
+    for col in ("name", "also", "title"):
+        table.add_column(col, overflow="fold")
+    for s in found:
+        table.add_row(s.path.stem, ", ".join(s.aliases) or "-", escape(s.title))
+    Console(width=None if out.is_terminal else 200).print(table)
 
 
 # -- table ---------------------------------------------------------------------------------------
@@ -387,11 +461,9 @@ def _stores_at(path: Path) -> list[Path]:
     """Results directories at or below ``path``; a clear error when there is none."""
     from kernbench.store import find_stores
 
-    if not path.exists():
-        raise KernbenchError(f"{path}: no such file or directory")
-    stores = find_stores(path)
+    stores = find_stores(path) if path.exists() else []
     if not stores:
-        raise KernbenchError(f"no results store at or below {path} (run `kernbench run SPEC`)")
+        raise _no_store(path)
     return stores
 
 
@@ -408,22 +480,94 @@ def _selection(spec_path: Path | None):
     return Selection(spec=spec_to_dict(s), cell_ids=ids)
 
 
+# -- report --------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def report(
+    path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
+    html: Annotated[
+        bool, typer.Option("--html", help="Write a self-contained report.html per directory.")
+    ] = False,
+    reference: Annotated[
+        bool, typer.Option("--reference/--no-reference", help="Published numbers beside ours.")
+    ] = True,
+) -> None:
+    """Write a report per results directory: table, figures, provenance, failed cells.
+
+    Example: kernbench report results/ --html   (index.html links the pages of a tree)
+    """
+    from kernbench.report.html import write_html_reports
+
+    if not html:
+        raise UsageError("--html", "give --html (the only report format so far)")
+    pages = write_html_reports(path, reference=reference)
+    if not pages:
+        raise _no_store(path)
+    for page in pages:
+        out.print(str(page), highlight=False)
+
+
 # -- methods -------------------------------------------------------------------------------------
 @app.command()
 @_guard
-def methods() -> None:
-    """List registered methods: name, class and parameters with defaults.
+def methods(
+    name: Annotated[
+        str | None, typer.Argument(help="A method: its parameters in full (else list all).")
+    ] = None,
+) -> None:
+    """List registered methods, or one method's parameters: default, allowed values, meaning.
 
-    Example: kernbench methods
+    Examples: kernbench methods · kernbench methods cgens
     """
     from kernbench.methods import default_params, registry
 
-    for name, cls in registry().items():
-        params = ", ".join(f"{k}={v!r}" for k, v in default_params(cls).items())
-        typer.echo(f"{name:<14} {cls.__name__:<14} {params}")
+    if name is None:
+        for key, cls in registry().items():
+            params = ", ".join(f"{k}={v!r}" for k, v in default_params(cls).items())
+            typer.echo(f"{key:<14} {cls.__name__:<14} {params}")
+        typer.echo("\n`kernbench methods NAME` shows allowed values and meanings.")
+        return
+    _describe_method(name)
 
 
-app.add_typer(data_app, name="data", help="Datasets: list, info, fetch, verify.")
+def _describe_method(name: str) -> None:
+    import inspect
+
+    from rich.table import Table
+
+    from kernbench.methods.describe import describe_method
+
+    try:
+        cls, params = describe_method(name)
+    except KeyError as exc:
+        raise UsageError("NAME", f"{exc.args[0]} (`kernbench methods` lists them)") from None
+    summary = (inspect.getdoc(cls) or "").split("\n\n", 1)[0].replace("\n", " ")
+    where = f"{cls.__module__}.{cls.__qualname__}"
+    out.print(f"[bold]{cls.registry_name}[/] — {where}", highlight=False)
+    out.print(escape(summary), highlight=False)
+    path = getattr(cls, "path_param", None)
+    if path:
+        out.print(f"path parameter: {path} (every grid value scored from one fit)", highlight=False)
+    table = Table(show_lines=False, box=None, pad_edge=False)
+    for col in ("parameter", "default", "allowed", "meaning"):
+        table.add_column(col, overflow="fold")
+    for p in params:
+        table.add_row(p.name, escape(repr(p.default)), escape(p.allowed), escape(p.meaning))
+    Console(width=None if out.is_terminal else 200).print(table)  # piped: no folding at 80
+
+
+def _guarded(sub: typer.Typer) -> typer.Typer:
+    """A copy of a sub-app whose commands go through :func:`_guard` (exit 2, no traceback)."""
+    guarded = copy.copy(sub)
+    guarded.registered_commands = []
+    for command in sub.registered_commands:
+        command = copy.copy(command)
+        command.callback = _guard(command.callback)
+        guarded.registered_commands.append(command)
+    return guarded
+
+
+app.add_typer(_guarded(data_app), name="data", help="Datasets: list, info, fetch, verify.")
 
 
 def main() -> None:

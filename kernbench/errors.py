@@ -47,5 +47,16 @@ class ChecksumError(DataError):
         )
 
 
+class CatalogueError(DataError):
+    """A malformed entry in a user dataset catalogue: names the file and the key path."""
+
+    def __init__(self, file: str, path: str, message: str) -> None:
+        self.file = file
+        self.path = path
+        self.detail = message
+        where = f"{file}: {path}" if path else file
+        super().__init__(f"{where}: {message}")
+
+
 class StoreError(KernbenchError):
     """The results store cannot be opened or is held by another run."""

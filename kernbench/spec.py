@@ -9,159 +9,31 @@ before any work: method parameters are checked against each estimator's own
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from kernbench.errors import DataError, SpecError
+from kernbench.checking import _NAME_RE, _Checker, _show, _suggest, load_yaml
+from kernbench.errors import DataError
 from kernbench.records import VALUES
 from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec, TableSpec, TakeSpec
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
 _MAX_GRID = 10_000
 _MAX_NODES = 100_000  # values in a spec, aliases expanded
-_MAX_SPEC_CHARS = 256 * 1024  # a real spec is a few kB; PyYAML needs seconds per 100 kB
-_MAX_FLOW_DEPTH = 64
 
-TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table"}
+TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table", "catalog"}
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
 METHOD_KEYS = {"estimator", "params", "grid", "take"}
 TAKE_KEYS = {"from", "params"}
 DATASET_KEYS = {"name", "label", "options", "protocol"}
+#: a data file of the user's in place of a catalogue name (see kernbench.datasets.user)
+FILE_DATASET_KEYS = {"file", "format", "sha256", "positive", "label_column", "delimiter", "header"}
 TABLE_KEYS = {"value", "spread", "format", "reference", "significance"}
 REFERENCE_KEYS = {"file", "methods", "datasets"}
 TABLE_VALUES = tuple(VALUES)
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _suggest(word: str, choices: Any) -> str:
-    """``; did you mean 'x'?`` for the closest choices (case-insensitive), or ``""``."""
-    by_lower: dict[str, str] = {}
-    for c in map(str, choices):
-        by_lower.setdefault(c.lower(), c)
-    close = difflib.get_close_matches(str(word).lower(), list(by_lower), n=3, cutoff=0.6)
-    return f"; did you mean {' or '.join(repr(by_lower[c]) for c in close)}?" if close else ""
-
-
-class _Checker:
-    """Carries the file name so every error can name it."""
-
-    def __init__(self, file: str) -> None:
-        self.file = file
-
-    def fail(self, path: str, message: str) -> SpecError:
-        return SpecError(self.file, path, message)
-
-    def mapping(self, value: Any, path: str, what: str = "a mapping") -> dict[str, Any]:
-        if not isinstance(value, Mapping):
-            raise self.fail(path, f"expected {what}, got {_show(value)}")
-        for key in value:
-            if not isinstance(key, str):
-                raise self.fail(path or "(top level)", f"keys must be strings, got {_show(key)}")
-        return dict(value)
-
-    def known_keys(self, value: Mapping[str, Any], allowed: set[str], path: str) -> None:
-        for key in value:
-            if key not in allowed:
-                prefix = f"{path}." if path else ""
-                segment = key if key and key == key.strip() else repr(key)  # '' or ' x' visible
-                raise self.fail(
-                    f"{prefix}{segment}",
-                    f"unknown key {key!r}{_suggest(key, allowed)} "
-                    f"(allowed: {', '.join(sorted(allowed))})",
-                )
-
-    def string(self, value: Any, path: str, *, pattern: re.Pattern[str] | None = None) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(path, f"expected a non-empty string, got {_show(value)}")
-        if pattern is not None and not pattern.match(value):
-            raise self.fail(
-                path,
-                f"{_show(value)} is not a valid name (letters, digits, '_', '-', '.'; "
-                "at most 100 characters; no path separators)",
-            )
-        return value
-
-    def integer(self, value: Any, path: str, *, low: int | None = None, high: int | None = None):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(path, f"expected an integer, got {_show(value)}")
-        if (low is not None and value < low) or (high is not None and value > high):
-            raise self.fail(path, f"expected an integer in [{low}, {high}], got {value}")
-        return value
-
-    def number(self, value: Any, path: str, *, low: float | None = None, high: float | None = None):
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.fail(path, f"expected a number, got {_show(value)}")
-        if not math.isfinite(value):
-            raise self.fail(path, f"expected a finite number, got {_show(value)}")
-        if (low is not None and value < low) or (high is not None and value > high):
-            raise self.fail(path, f"expected a number in [{low}, {high}], got {value}")
-        return value
-
-    def boolean(self, value: Any, path: str) -> bool:
-        if not isinstance(value, bool):
-            raise self.fail(path, f"expected true or false, got {_show(value)}")
-        return value
-
-    def choice(self, value: Any, path: str, choices: tuple[str, ...]) -> str:
-        if value not in choices:
-            raise self.fail(
-                path,
-                f"expected one of {', '.join(map(repr, choices))}, got {_show(value)}"
-                f"{_suggest(value, choices) if isinstance(value, str) else ''}",
-            )
-        return value
-
-
-def load_yaml(path: str | os.PathLike[str]) -> Any:
-    """Read a YAML file with ``yaml.safe_load``; any failure is a SpecError naming the file."""
-    file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError(file, "", "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(file, "", f"cannot read spec: {exc}") from None
-    if len(text) > _MAX_SPEC_CHARS:
-        raise SpecError(
-            file, "", f"spec has {len(text)} characters, more than {_MAX_SPEC_CHARS}; refusing it"
-        )
-    if _flow_depth(text) > _MAX_FLOW_DEPTH:  # PyYAML's scanner is quadratic in this depth
-        raise SpecError(
-            file, "", f"invalid YAML: nesting too deep (over {_MAX_FLOW_DEPTH} [ or {{)"
-        )
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SpecError(file, "", f"invalid YAML: {where}{problem}") from None
-    except RecursionError:
-        raise SpecError(file, "", "invalid YAML: nesting too deep") from None
-
-
-def _flow_depth(text: str) -> int:
-    """Deepest nesting of ``[``/``{`` in ``text`` (quotes ignored: an upper bound is enough)."""
-    depth = deepest = 0
-    for ch in text:
-        if ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-    return deepest
 
 
 def load_spec(
@@ -254,6 +126,8 @@ def _parse(ck: _Checker, data: Any, check_datasets: bool, dataset_checker: Any) 
         raise ck.fail("title", f"expected a string, got {_show(title)}")
     raw_protocol = top.get("protocol", {})
     protocol = _parse_protocol(ck, raw_protocol)
+    if "catalog" in top:
+        _register_catalogue(ck, top["catalog"])
     datasets = _parse_datasets(ck, top["datasets"], check_datasets, dataset_checker, raw_protocol)
     methods = _parse_methods(ck, top["methods"])
     if protocol.cv_folds < 2:
@@ -365,13 +239,15 @@ def _parse_datasets(
     for i, item in enumerate(raw):
         path = f"datasets[{i}]"
         protocol = None
+        entry = None
         if isinstance(item, str):
             name, label, options = item, item, {}
         else:
             d = ck.mapping(item, path, "a dataset name or a mapping {name, label, options}")
-            ck.known_keys(d, DATASET_KEYS, path)
+            ck.known_keys(d, DATASET_KEYS | FILE_DATASET_KEYS, path)
             if "name" not in d:
                 raise ck.fail(f"{path}.name", "missing required key 'name'")
+            entry = _file_dataset(ck, d, path)
             name = d["name"]
             label = d.get("label", name)
             options = ck.mapping(d.get("options", {}) or {}, f"{path}.options")
@@ -383,17 +259,63 @@ def _parse_datasets(
                 protocol = _parse_protocol(ck, {**base, **overrides}, f"{path}.protocol")
         ck.string(name, path if isinstance(item, str) else f"{path}.name", pattern=_NAME_RE)
         ck.string(label, f"{path}.label", pattern=_NAME_RE)
-        if check:
+        if check or entry is not None:
             try:
-                checker(name, options)
+                (checker if entry is None else _default_dataset_checker)(name, options)
             except (DataError, KeyError, ValueError, TypeError) as exc:
                 message = exc.args[0] if exc.args else str(exc)
                 raise ck.fail(path, str(message)) from None
+            entry = entry or _user_entry(name)
         if label in labels:
             raise ck.fail(path, f"duplicate dataset label {label!r} (give one a distinct 'label')")
         labels.add(label)
-        out.append(DatasetSpec(name=name, label=label, options=options, protocol=protocol))
+        out.append(
+            DatasetSpec(name=name, label=label, options=options, protocol=protocol, entry=entry)
+        )
     return tuple(out)
+
+
+def _register_catalogue(ck: _Checker, value: Any) -> None:
+    """``catalog: FILE`` (relative to the spec): validate its entries and make them known."""
+    from kernbench.datasets.user import register_catalogue_file
+
+    file = Path(ck.file).parent / ck.string(value, "catalog")
+    if not file.is_file():
+        raise ck.fail("catalog", f"no such file: {file.resolve()}")
+    try:
+        register_catalogue_file(file)
+    except DataError as exc:
+        if getattr(exc, "path", None) is not None:  # the catalogue's own key path and file
+            raise
+        raise ck.fail("catalog", str(exc)) from None
+
+
+def _file_dataset(ck: _Checker, d: dict[str, Any], path: str) -> dict[str, Any] | None:
+    """A ``file:`` dataset: its catalogue mapping, registered in this process (else None)."""
+    if "file" not in d:
+        extra = sorted(FILE_DATASET_KEYS & set(d))
+        if extra:
+            raise ck.fail(f"{path}.{extra[0]}", f"{extra[0]!r} applies only with 'file'")
+        return None
+    from kernbench.datasets.catalog import register_entry
+    from kernbench.datasets.user import file_dataset_entry
+
+    raw = file_dataset_entry(ck, d, path)
+    try:
+        register_entry(raw, origin=ck.file)
+    except DataError as exc:
+        raise ck.fail(f"{path}.name", str(exc)) from None
+    return raw
+
+
+def _user_entry(name: str) -> dict[str, Any] | None:
+    """The mapping of a dataset from a user catalogue (None for the package's own datasets)."""
+    from kernbench.datasets import get_dataset
+
+    try:
+        return get_dataset(name).raw
+    except DataError:
+        return None
 
 
 def _check_plain(ck: _Checker, value: Any, path: str, depth: int = 0) -> None:

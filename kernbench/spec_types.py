@@ -85,8 +85,8 @@ _OPTIONAL_IDENTITY = ("decision_grid", "grid_extent")
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """One dataset of the experiment, by catalogue name, with options (``label_noise``,
-    ``n_train``...).
+    """One dataset of the experiment, by catalogue name (or a data file of the user's), with
+    options (``label_noise``, ``n_train``...).
 
     ``label`` is the row name in tables (defaults to ``name``; twonorm with ``label_noise`` might be
     labelled ``twonorm-n``).
@@ -97,6 +97,9 @@ class DatasetSpec:
     options: dict[str, Any] = field(default_factory=dict)
     #: the spec's protocol with this dataset's overrides (``None``: the spec's protocol as is)
     protocol: Protocol | None = None
+    #: the catalogue mapping of a dataset from outside the package (a ``file:`` in the spec or a
+    #: user catalogue); a worker registers it before building the realisation
+    entry: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from kernbench.datasets.catalog import (
     RawFile,
     get_dataset,
     list_datasets,
+    register_entry,
     resolve_options,
     validate_options,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "load_pool",
     "make_realisation",
     "mirror_root",
+    "register_entry",
     "resolve_options",
     "validate_options",
     "verify_cache",

@@ -3,6 +3,10 @@
 The catalogue is data, not code: every dataset kernbench knows is one YAML entry (name, aliases,
 task, size, label mapping, raw files with sha256 and download sources, the recipe that turns raw
 files into ``(X, y)``, predefined realisations, substitutions). This module reads and looks it up.
+
+Besides the package's catalogue, :func:`get_dataset` knows the entries of a user catalogue named by
+``$KERNBENCH_CATALOG`` and the entries registered in this process with :func:`register_entry` (a
+spec's ``catalog:`` file and its ``file:`` datasets; see :mod:`kernbench.datasets.user`).
 """
 
 from __future__ import annotations
@@ -10,6 +14,8 @@ from __future__ import annotations
 import difflib
 import functools
 import math
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -23,6 +29,7 @@ __all__ = [
     "RawFile",
     "get_dataset",
     "list_datasets",
+    "register_entry",
     "validate_options",
     "resolve_options",
 ]
@@ -88,6 +95,12 @@ class DatasetEntry:
     predefined: dict[str, Any] | None = None
     substitution: str | None = None
     papers: tuple[str, ...] = ()
+    #: where the entry comes from: ``kernbench`` (the package's catalogue), a user catalogue file
+    #: or a spec file (``file:`` datasets)
+    origin: str = "kernbench"
+    #: the validated entry as a mapping, for entries from outside the package (workers rebuild
+    #: the entry from it, see :func:`register_entry`)
+    raw: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_generated(self) -> bool:
@@ -130,7 +143,11 @@ _GLOBAL_OPTIONS: dict[str, dict[str, Any]] = {
 }
 
 
-def _entry_from_dict(raw: dict[str, Any]) -> DatasetEntry:
+def _entry_from_dict(
+    raw: dict[str, Any], origin: str = "kernbench", keep_raw: bool = False
+) -> DatasetEntry:
+    """A :class:`DatasetEntry` from a catalogue mapping; optional keys take their defaults (the
+    required ones are listed in :data:`kernbench.datasets.user.REQUIRED_KEYS`)."""
     files = tuple(
         RawFile(
             path=f["path"],
@@ -145,16 +162,16 @@ def _entry_from_dict(raw: dict[str, Any]) -> DatasetEntry:
     )
     return DatasetEntry(
         name=raw["name"],
-        title=raw["title"],
+        title=raw.get("title") or raw["name"],
         task=raw["task"],
         n=raw.get("n"),
         d=raw["d"],
         classes=raw["classes"],
-        source=raw["source"],
-        description=raw["description"],
-        labels=raw["labels"],
-        encoding=raw["encoding"],
-        missing=raw["missing"],
+        source=raw.get("source") or "user",
+        description=raw.get("description") or "-",
+        labels=raw.get("labels") or _default_labels(raw),
+        encoding=raw.get("encoding") or "-",
+        missing=raw.get("missing") or "-",
         recipe=raw["recipe"],
         aliases=tuple(raw.get("aliases", ())),
         class_counts=raw.get("class_counts"),
@@ -166,28 +183,103 @@ def _entry_from_dict(raw: dict[str, Any]) -> DatasetEntry:
         predefined=raw.get("predefined"),
         substitution=raw.get("substitution"),
         papers=tuple(raw.get("papers", ())),
+        origin=origin,
+        raw=raw if keep_raw else None,
     )
 
 
-@functools.cache
-def _catalogue() -> tuple[dict[str, DatasetEntry], dict[str, str]]:
+def _default_labels(raw: dict[str, Any]) -> str:
+    positive = raw.get("recipe", {}).get("positive")
+    if raw.get("task") == "binary" and positive:
+        return "+1 = " + ", ".join(map(str, positive)) + "; -1 = the rest"
+    return "-"
+
+
+def _package_entries() -> list[tuple[dict[str, Any], str]]:
     text = resources.files("kernbench.datasets").joinpath("catalog.yaml").read_text("utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     doc = yaml.load(text, Loader=loader)  # noqa: S506 - a SafeLoader
+    return [(raw, "kernbench") for raw in doc["datasets"]]
+
+
+@functools.lru_cache(maxsize=8)
+def _catalogue_for(user_file: str | None) -> tuple[dict[str, DatasetEntry], dict[str, str]]:
+    raws = _package_entries()
+    if user_file:
+        from kernbench.datasets.user_catalogue import load_catalogue_file
+
+        raws += [(raw, user_file) for raw in load_catalogue_file(user_file)]
     entries: dict[str, DatasetEntry] = {}
     names: dict[str, str] = {}
-    for raw in doc["datasets"]:
-        entry = _entry_from_dict(raw)
-        entries[entry.name] = entry
+    for raw, origin in raws:
+        entry = _entry_from_dict(raw, origin, keep_raw=origin != "kernbench")
         for key in (entry.name, *entry.aliases):
             if key.lower() in names:
-                raise DataError(f"catalog.yaml: name {key!r} is used twice")
+                where = "catalog.yaml" if origin == "kernbench" else origin
+                raise DataError(f"{where}: name {key!r} is used twice")
             names[key.lower()] = entry.name
+        entries[entry.name] = entry
     return entries, names
 
 
+#: entries registered in this process (a spec's ``catalog:`` file and ``file:`` datasets)
+_REGISTERED: dict[str, DatasetEntry] = {}
+#: called when a registered entry is replaced (the recipes' caches subscribe on import)
+ON_ENTRY_CHANGED: list[Callable[[], None]] = []
+
+
+def _catalogue() -> tuple[dict[str, DatasetEntry], dict[str, str]]:
+    """Package entries plus those of ``$KERNBENCH_CATALOG`` (name -> entry, lower name -> name)."""
+    return _catalogue_for(os.environ.get("KERNBENCH_CATALOG") or None)
+
+
+def register_entry(raw: dict[str, Any], origin: str) -> DatasetEntry:
+    """Make a validated catalogue mapping known to :func:`get_dataset` in this process.
+
+    Used for a spec's ``catalog:`` entries and ``file:`` datasets; the runner calls it again in
+    each worker with the mapping carried by the cell (:attr:`DatasetSpec.entry`). Registering the
+    same mapping again is a no-op; a changed mapping replaces the entry and drops parsed data
+    cached under its name.
+
+    Raises
+    ------
+    DataError
+        The name or an alias is already a catalogue dataset.
+    """
+    entries, names = _catalogue()
+    known = names.get(raw["name"].lower())
+    if known is not None and entries[known].raw == raw:  # e.g. from $KERNBENCH_CATALOG already
+        return entries[known]
+    for key in (raw["name"], *raw.get("aliases", ())):
+        if key.lower() in names:
+            raise DataError(
+                f"dataset name {key!r} is already in the catalogue ({names[key.lower()]!r}); "
+                "give your dataset another name"
+            )
+        other = _registered_name(key)
+        if other is not None and other != raw["name"]:
+            raise DataError(f"dataset name {key!r} is already used by dataset {other!r}")
+    old = _REGISTERED.get(raw["name"])
+    if old is not None and old.raw == raw:
+        return old
+    entry = _entry_from_dict(raw, origin, keep_raw=True)
+    _REGISTERED[entry.name] = entry
+    if old is not None:
+        for callback in ON_ENTRY_CHANGED:
+            callback()
+    return entry
+
+
+def _registered_name(key: str) -> str | None:
+    key = key.lower()
+    for entry in _REGISTERED.values():
+        if key in (entry.name.lower(), *(a.lower() for a in entry.aliases)):
+            return entry.name
+    return None
+
+
 def list_datasets() -> list[DatasetEntry]:
-    """Every catalogue entry, in catalogue order."""
+    """Every catalogue entry (the package's, then ``$KERNBENCH_CATALOG``'s), in file order."""
     return list(_catalogue()[0].values())
 
 
@@ -203,7 +295,11 @@ def get_dataset(name: str) -> DatasetEntry:
     key = str(name).lower()
     if key in names:
         return entries[names[key]]
-    close = difflib.get_close_matches(key, list(names), n=3, cutoff=0.6)
+    registered = _registered_name(key)
+    if registered is not None:
+        return _REGISTERED[registered]
+    known = [*names, *(e.name for e in _REGISTERED.values())]
+    close = difflib.get_close_matches(key, known, n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     raise DataError(f"unknown dataset {name!r}{hint} (`kernbench data list` shows all)")
 

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from kernbench.datasets.catalog import get_dataset, list_datasets
 from kernbench.datasets.fetch import availability, data_home, fetch_datasets, verify_cache
+from kernbench.errors import UsageError
 
 __all__ = ["data_app"]
 
@@ -44,6 +45,10 @@ def _realisations(entry) -> str:
     return "substitute {}/{}".format(*p["sizes"])
 
 
+def _unsized(entry) -> str:
+    return "generated" if entry.is_generated else "n not given"
+
+
 @data_app.command("list")
 def list_cmd(
     mirror: Annotated[Path | None, typer.Option(help=_MIRROR_HELP)] = None,
@@ -56,7 +61,7 @@ def list_cmd(
     for col in ("name", "task", "n×d", "classes", "realisations", "source", "cached?"):
         table.add_column(col)
     for e in list_datasets():
-        size = f"{e.n}×{e.d}" if e.n is not None else f"gen×{e.d}"
+        size = f"{e.n}×{e.d}" if e.n is not None else f"{'gen' if e.is_generated else '?'}×{e.d}"
         source = e.source + (" (substitute)" if e.substitution else "")
         table.add_row(
             e.name,
@@ -79,10 +84,12 @@ def info_cmd(name: Annotated[str, typer.Argument(help="Dataset name or alias.")]
     e = get_dataset(name)
     console = Console(width=120)
     console.print(f"[bold]{e.name}[/bold] — {e.title}")
+    if e.origin != "kernbench":
+        console.print(f"  [cyan]{'from':>15}[/cyan]  {e.origin}")
     rows = [
         ("aliases", ", ".join(e.aliases) or "-"),
         ("task", f"{e.task}, {e.classes} classes"),
-        ("size", f"{e.n} × {e.d}" if e.n is not None else f"generated, d = {e.d}"),
+        ("size", f"{e.n} × {e.d}" if e.n is not None else f"{_unsized(e)}, d = {e.d}"),
         ("class counts", str(e.class_counts) if e.class_counts else "-"),
         ("source", e.source),
         ("url", e.url or "-"),
@@ -123,7 +130,7 @@ def fetch_cmd(
     if all_:
         names = [e.name for e in list_datasets()]
     if not names:
-        raise typer.BadParameter("give dataset names or --all")
+        raise UsageError("NAMES", "give dataset names or --all")
     for name in names:
         get_dataset(name)  # unknown names fail before any download
     paths = fetch_datasets(names, mirror=mirror)

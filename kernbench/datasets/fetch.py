@@ -45,6 +45,8 @@ __all__ = [
     "verify_cache",
     "availability",
     "download",
+    "offline_hint",
+    "unavailable",
 ]
 
 _CHUNK = 1 << 16
@@ -286,7 +288,10 @@ def fetch_file(
     if offline is None:
         offline = os.environ.get("KERNBENCH_OFFLINE", "") not in ("", "0")
     if offline:
-        raise DataError(f"{raw.path}: not cached, no mirror, and offline (KERNBENCH_OFFLINE)")
+        raise DataError(
+            f"{raw.path}: not cached, no mirror, and offline (KERNBENCH_OFFLINE); give "
+            "`--mirror DIR` or set KERNBENCH_MIRROR to a local copy, or fetch with network access"
+        )
     errors = []
     for source in raw.sources:
         try:
@@ -385,6 +390,36 @@ def ensure_available(
             f"`{_fetch_command(missing)}` with network access, or `{_fetch_command(missing)} "
             "--mirror DIR` (or set KERNBENCH_MIRROR) to copy them from a local mirror"
         ) from None
+
+
+def unavailable(
+    names: Iterable[str], *, mirror: str | Path | None = None, predefined: bool = True
+) -> list[str]:
+    """The named datasets that lack a verified file in the cache and the mirror (no download).
+
+    Raises
+    ------
+    ChecksumError
+        A cached or mirrored file is corrupt.
+    """
+    return sorted(
+        entry.name
+        for entry in _expand(names)
+        if any(locate(raw, mirror) is None for raw in entry.all_files(predefined))
+    )
+
+
+def offline_hint(missing: Iterable[str]) -> str:
+    """What to run to make ``missing`` datasets available: the fetch and the mirror commands."""
+    names = sorted(set(missing))
+    fetch = _fetch_command(names)
+    root = os.environ.get("KERNBENCH_MIRROR") or None
+    where = f"the mirror {root}" if root else "a mirror (KERNBENCH_MIRROR is not set)"
+    return (
+        f"dataset(s) {', '.join(names)} not in the cache ({data_home()}) nor in {where}; run "
+        f"`{fetch}` (downloads), or use a local copy: `export KERNBENCH_MIRROR=DIR` "
+        f"(or `{fetch} --mirror DIR`)"
+    )
 
 
 def availability(entry: DatasetEntry, mirror: str | Path | None = None) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -382,6 +383,16 @@ def _finish(
     return Realisation(Xtr, ytr, Xte, yte, info)
 
 
+def _portable(value: Any) -> Any:
+    """A user file's absolute path -> its name (moving a project keeps its cells' identity;
+    the checksum identifies the content); anything else unchanged."""
+    if isinstance(value, list):
+        return [_portable(v) for v in value]
+    if isinstance(value, str) and os.path.isabs(value):
+        return os.path.basename(value)
+    return value
+
+
 def dataset_fingerprint(name: str, options: dict[str, Any] | None) -> str:
     """sha256 hex identifying a dataset's content: the raw files' catalogue checksums, the recipe,
     the predefined source, the canonical options JSON (defaults filled in) and, for generated sets,
@@ -389,8 +400,8 @@ def dataset_fingerprint(name: str, options: dict[str, Any] | None) -> str:
     entry = get_dataset(name)
     doc = {
         "dataset": entry.name,
-        "files": sorted((f.path, f.sha256) for f in entry.all_files()),
-        "recipe": entry.recipe,
+        "files": sorted((_portable(f.path), f.sha256) for f in entry.all_files()),
+        "recipe": {k: _portable(v) for k, v in entry.recipe.items()},
         "predefined": entry.predefined,
         "options": resolve_options(entry.name, options),
     }

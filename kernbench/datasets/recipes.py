@@ -16,7 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from kernbench.datasets.catalog import DatasetEntry, get_dataset, resolve_options
+from kernbench.datasets.catalog import (
+    ON_ENTRY_CHANGED,
+    DatasetEntry,
+    get_dataset,
+    resolve_options,
+)
 from kernbench.datasets.fetch import require
 from kernbench.datasets.parsers import (
     Table,
@@ -28,7 +33,16 @@ from kernbench.datasets.parsers import (
 )
 from kernbench.errors import DataError
 
-__all__ = ["Pool", "load_pool", "read_ida_realisation", "svm_scale", "standardize_pool"]
+__all__ = [
+    "Pool",
+    "clear_caches",
+    "label_text",
+    "load_pool",
+    "pool_from_entry",
+    "read_ida_realisation",
+    "svm_scale",
+    "standardize_pool",
+]
 
 
 @dataclass(frozen=True)
@@ -129,7 +143,8 @@ def _table_recipe(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str
         X = np.vectorize(vmap.__getitem__, otypes=[float])(sub)
     else:
         X = to_float(table, feature_cols)
-    y, names = map_labels(table.cells[:, label_col], entry.task, recipe.get("positive"))
+    positive = [label_text(v) for v in recipe.get("positive") or ()]
+    y, names = map_labels(table.cells[:, label_col], entry.task, positive)
     if options.get("drop_constant"):
         keep_cols = X.max(axis=0) > X.min(axis=0)
         X = X[:, keep_cols]
@@ -219,9 +234,22 @@ def _splice(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]
     return Pool(X, y, None, (recipe["file"],), ("substitute",), names)
 
 
+def label_text(value: Any) -> str:
+    """A label as text: numbers without a spurious ``.0`` (``1.0`` -> ``"1"``), strings as is."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        return str(value)
+    value = float(value)
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
 def _libsvm(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]) -> Pool:
     X, y = read_libsvm(_path(entry, recipe["file"]), recipe.get("n_features"))
-    return Pool(X, np.where(y > 0, 1, -1).astype(np.int64), None, (recipe["file"],))
+    if entry.task == "binary" and not recipe.get("positive"):  # LIBSVM's convention: y > 0 is +1
+        return Pool(X, np.where(y > 0, 1, -1).astype(np.int64), None, (recipe["file"],))
+    labels = np.array([label_text(v) for v in y], dtype=str)
+    positive = [label_text(v) for v in recipe.get("positive") or ()]
+    y_mapped, names = map_labels(labels, entry.task, positive)
+    return Pool(X, y_mapped, None, (recipe["file"],), (), names)
 
 
 def svm_scale(X: np.ndarray, lower: float = -1.0, upper: float = 1.0) -> np.ndarray:
@@ -276,6 +304,15 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def clear_caches() -> None:
+    """Forget parsed pools and split files (a registered dataset's entry changed)."""
+    _load_pool_cached.cache_clear()
+    _read_ida_cached.cache_clear()
+
+
+ON_ENTRY_CHANGED.append(clear_caches)
+
+
 def load_pool(name: str, options: dict[str, Any] | None = None) -> Pool:
     """The pooled ``(X, y)`` of a file-based or embedded dataset (cached per process).
 
@@ -292,14 +329,18 @@ def load_pool(name: str, options: dict[str, Any] | None = None) -> Pool:
 
 @functools.lru_cache(maxsize=64)
 def _load_pool_cached(name: str, options_json: str) -> Pool:
-    entry = get_dataset(name)
+    return pool_from_entry(get_dataset(name), json.loads(options_json))
+
+
+def pool_from_entry(entry: DatasetEntry, options: dict[str, Any] | None = None) -> Pool:
+    """Run ``entry``'s recipe (no caching; :func:`load_pool` is the cached way by name)."""
     kind = entry.recipe["kind"]
     if kind not in _RECIPES:
-        raise DataError(f"dataset {name!r} is generated ({kind}); it has no pooled data")
-    pool = _RECIPES[kind](entry, entry.recipe, json.loads(options_json))
+        raise DataError(f"dataset {entry.name!r} is generated ({kind}); it has no pooled data")
+    pool = _RECIPES[kind](entry, entry.recipe, dict(options or {}))
     X = np.asarray(pool.X, dtype=np.float64)
     if not np.isfinite(X).all():
-        raise DataError(f"dataset {name!r}: non-finite feature values after parsing")
+        raise DataError(f"dataset {entry.name!r}: non-finite feature values after parsing")
     return Pool(
         _frozen(X),
         _frozen(pool.y.astype(np.int64)),

@@ -93,12 +93,14 @@ def run_cell(cell: Cell) -> CellRecord:
     realisation does not exist under ``protocol.fallback: fewer``) record carrying the error and
     traceback.
     """
-    from kernbench.datasets import RealisationUnavailable, make_realisation
+    from kernbench.datasets import RealisationUnavailable, make_realisation, register_entry
     from kernbench.methods import get_method
     from kernbench.runner.select import select_fit_score
 
     started = time.time()
     try:
+        if cell.dataset.entry is not None:  # a user's dataset: make it known in this worker
+            register_entry(cell.dataset.entry, origin="cell")
         real = make_realisation(
             cell.dataset.name,
             dict(cell.dataset.options),

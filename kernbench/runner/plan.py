@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import kernbench
+from kernbench.errors import UsageError
 from kernbench.identity import digest
 from kernbench.seeds import derive_seed
 from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec
@@ -105,19 +106,26 @@ def plan_cells(
     realisations : int, optional
         Cap on the number of realisations per dataset (``--realisations``).
     only : mapping, optional
-        ``{"dataset": [...], "method": [...], "realisation": [...]}`` filters (``--only``); dataset
-        and method match labels; realisation is 0-based.
+        ``{"dataset": [...], "method": [...], "realisation": [...]}`` filters (``--only``); a
+        dataset value matches a label or a catalogue name (or alias), a method value a label or an
+        estimator name; realisation is 0-based.
     fingerprint : callable, optional
         ``(name, options) -> str``; defaults to :func:`kernbench.datasets.dataset_fingerprint`.
+
+    Raises
+    ------
+    UsageError
+        A filter value that selects nothing (with "did you mean" over labels and names).
     """
     if fingerprint is None:
         from kernbench.datasets import dataset_fingerprint as fingerprint
     only = {k: [str(v) for v in vs] for k, vs in (only or {}).items() if vs}
+    datasets = _select_datasets(spec, only.get("dataset"))
+    methods = _select_methods(spec, only.get("method"))
+    _check_realisations(spec, datasets, realisations, only.get("realisation"))
     seed = spec.protocol.seed
     cells: list[Cell] = []
-    for ds in spec.datasets:
-        if "dataset" in only and ds.label not in only["dataset"]:
-            continue
+    for ds in datasets:
         protocol = ds.protocol or spec.protocol
         n_real = protocol.n_realisations
         if realisations is not None:
@@ -130,9 +138,7 @@ def plan_cells(
             for m in _sources_first(spec.methods):
                 source = ids[m.take.source] if m.take is not None else None
                 ids[m.label] = cell_identity(ds, r, m, protocol, fp, source_id=source)
-            for m in spec.methods:
-                if "method" in only and m.label not in only["method"]:
-                    continue
+            for m in methods:
                 cells.append(
                     Cell(
                         cell_id=ids[m.label],
@@ -165,6 +171,80 @@ def _sources_first(methods: Sequence[MethodSpec]) -> list[MethodSpec]:
     for m in methods:
         visit(m)
     return list(done.values())
+
+
+def _canonical_dataset(name: str) -> str | None:
+    """The catalogue's canonical name for ``name`` (an alias resolves), or None if unknown."""
+    from kernbench.datasets import get_dataset
+    from kernbench.errors import DataError
+
+    try:
+        return get_dataset(name).name
+    except DataError:
+        return None
+
+
+def _no_match(key: str, value: str, what: str, choices: list[str], spec: Spec) -> UsageError:
+    from kernbench.spec import _suggest
+
+    shown = ", ".join(dict.fromkeys(choices))
+    return UsageError(
+        "--only",
+        f"{key}={value} matches no {what} of {spec.name!r}{_suggest(value, choices)} "
+        f"({what}s: {shown})",
+    )
+
+
+def _select_datasets(spec: Spec, values: Sequence[str] | None) -> list[DatasetSpec]:
+    """The spec's datasets whose label, name or catalogue name is one of ``values``."""
+    if not values:
+        return list(spec.datasets)
+    chosen: set[int] = set()
+    for value in values:
+        canonical = _canonical_dataset(value)
+        hits = {
+            i
+            for i, ds in enumerate(spec.datasets)
+            if value in (ds.label, ds.name)
+            or (canonical is not None and canonical == _canonical_dataset(ds.name))
+        }
+        if not hits:
+            choices = [name for ds in spec.datasets for name in (ds.label, ds.name)]
+            raise _no_match("dataset", value, "dataset", choices, spec)
+        chosen |= hits
+    return [ds for i, ds in enumerate(spec.datasets) if i in chosen]
+
+
+def _select_methods(spec: Spec, values: Sequence[str] | None) -> list[MethodSpec]:
+    """The spec's methods whose label or estimator name is one of ``values``."""
+    if not values:
+        return list(spec.methods)
+    chosen: set[str] = set()
+    for value in values:
+        hits = {m.label for m in spec.methods if value in (m.label, m.estimator)}
+        if not hits:
+            choices = [name for m in spec.methods for name in (m.label, m.estimator)]
+            raise _no_match("method", value, "method", choices, spec)
+        chosen |= hits
+    return [m for m in spec.methods if m.label in chosen]
+
+
+def _check_realisations(
+    spec: Spec,
+    datasets: Sequence[DatasetSpec],
+    cap: int | None,
+    values: Sequence[str] | None,
+) -> None:
+    """Every ``realisation=K`` must be an index some selected dataset plans (0-based)."""
+    counts = [(ds.protocol or spec.protocol).n_realisations for ds in datasets]
+    most = min(max(counts, default=0), cap) if cap is not None else max(counts, default=0)
+    for value in values or ():
+        if not (value.isdigit() and int(value) < most) or str(int(value)) != value:
+            raise UsageError(
+                "--only",
+                f"realisation={value} matches no realisation of {spec.name!r} "
+                f"(0-based indices 0..{most - 1} are planned)",
+            )
 
 
 def parse_only(items: Sequence[str]) -> dict[str, list[str]]:

@@ -26,7 +26,12 @@ solution, the dual solution and both objective values.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -85,6 +90,8 @@ def solve_lpboost_cvxpy(H: np.ndarray, y: np.ndarray, C: float, solver: str = "H
     xi = cp.Variable(m, nonneg=True)
     margin = cp.multiply(y, H @ w) + xi >= 1  # constraint of (4)
     prob = cp.Problem(cp.Minimize(cp.sum(w) + C * cp.sum(xi)), [margin])
+    if str(solver).upper() == "HIGHS":
+        new_highs()  # the first HiGHS model of the process prints a banner; this one, silenced
     prob.solve(solver=solver)
     if prob.status not in ("optimal", "optimal_inaccurate"):
         raise RuntimeError(f"cvxpy/{solver} could not solve the LPBoost master: {prob.status}")
@@ -101,6 +108,55 @@ def solve_lpboost_cvxpy(H: np.ndarray, y: np.ndarray, C: float, solver: str = "H
     )
 
 
+_HIGHS_BANNER_SHOWN = False
+
+
+def new_highs() -> Any:
+    """A new ``highspy.Highs`` model, without HiGHS's banner on stdout.
+
+    HiGHS prints "Running HiGHS ..." from C++ on file descriptor 1 when the first model of a process
+    is built, before any option can switch output off; in a run that text landed in the middle of
+    the output. That first construction runs with descriptor 1 pointed at /dev/null.
+    """
+    import highspy
+
+    global _HIGHS_BANNER_SHOWN
+    if _HIGHS_BANNER_SHOWN:
+        return highspy.Highs()
+    with _stdout_fd_silenced():
+        h = highspy.Highs()
+    _HIGHS_BANNER_SHOWN = True
+    return h
+
+
+@contextlib.contextmanager
+def _stdout_fd_silenced() -> Iterator[None]:
+    """Point file descriptor 1 at /dev/null (C-level writes included) for the block."""
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError, AttributeError):  # no usable descriptor 1: nothing to silence
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        _flush_c_stdio()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _flush_c_stdio() -> None:
+    """``fflush(NULL)``: C's buffered stdout goes to /dev/null too, not after the restore."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).fflush(None)
+
+
 class _IncrementalHighs:
     """One HiGHS model kept alive across column additions (shared by the incremental masters).
 
@@ -115,7 +171,7 @@ class _IncrementalHighs:
         import highspy
 
         self.y = np.asarray(y, dtype=np.float64)
-        h = highspy.Highs()
+        h = new_highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("solver", "simplex")
         h.setOptionValue("simplex_strategy", 4)
@@ -266,6 +322,8 @@ def solve_lpboost_nu_cvxpy(
     margin = cp.multiply(y, H @ a) + xi >= rho
     simplex = cp.sum(a) == 1
     prob = cp.Problem(cp.Maximize(rho - D * cp.sum(xi)), [margin, simplex])
+    if str(solver).upper() == "HIGHS":
+        new_highs()  # the first HiGHS model of the process prints a banner; this one, silenced
     prob.solve(solver=solver)
     if prob.status not in ("optimal", "optimal_inaccurate"):
         raise RuntimeError(f"cvxpy/{solver} could not solve the ν-LPBoost master: {prob.status}")

@@ -1,5 +1,8 @@
 """Planning: cell counts, filters, stable identities, per-dataset protocols."""
 
+import pytest
+
+from kernbench.errors import UsageError
 from kernbench.methods import get_method
 from kernbench.runner.plan import parse_only, plan_cells
 from kernbench.spec import parse_spec
@@ -54,3 +57,36 @@ def test_a_result_revision_reruns_only_that_estimators_cells(monkeypatch):
     after = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
     changed = {key[2] for key in before if before[key] != after[key]}
     assert changed == {"A"}  # the svm_stump cells keep their identity
+
+
+def _keys(cells):
+    return sorted({(c.dataset.label, c.method.label) for c in cells})
+
+
+def test_only_accepts_catalogue_names_aliases_and_estimator_names():
+    spec = parse_spec(SPEC, file="p.yaml")  # twonorm is labelled 'tn'
+    by_name = plan_cells(spec, fingerprint=fp, only=parse_only(["dataset=twonorm"]))
+    by_label = plan_cells(spec, fingerprint=fp, only=parse_only(["dataset=tn"]))
+    assert [c.cell_id for c in by_name] == [c.cell_id for c in by_label]
+    assert _keys(by_name) == [("tn", "A"), ("tn", "S")]
+    by_alias = plan_cells(spec, fingerprint=fp, only=parse_only(["dataset=WDBC-sklearn"]))
+    assert {c.dataset.label for c in by_alias} == {"breast_cancer"}
+    by_estimator = plan_cells(spec, fingerprint=fp, only=parse_only(["method=svm_stump"]))
+    assert {c.method.label for c in by_estimator} == {"S"} and len(by_estimator) == 4
+
+
+@pytest.mark.parametrize(
+    ("item", "needle"),
+    [
+        ("dataset=iris", "dataset=iris matches no dataset of 'p'"),
+        ("dataset=twonorn", "did you mean 'twonorm'?"),
+        ("method=svm_stmp", "did you mean 'svm_stump'?"),
+        ("realisation=3", "0..2"),
+        ("realisation=-1", "matches no realisation"),
+    ],
+)
+def test_only_value_matching_nothing_is_a_usage_error(item, needle):
+    spec = parse_spec(SPEC, file="p.yaml")
+    with pytest.raises(UsageError, match="--only") as info:
+        plan_cells(spec, fingerprint=fp, only=parse_only([item]))
+    assert needle in str(info.value)

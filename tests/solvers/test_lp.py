@@ -127,3 +127,26 @@ print(min(model.n_iter_, nu_model.n_iter_))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert int(out.stdout.split()[-1]) >= 1
+
+
+@pytest.mark.parametrize("backend", ["incremental", "cvxpy"])
+def test_no_highs_banner_on_stdout(backend):
+    """HiGHS prints a banner from C++ at the first model of a process; none must reach stdout."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from kernbench.solvers.lp import IncrementalLPMaster, solve_lpboost_cvxpy\n"
+        "y = np.array([1.0, -1.0, 1.0, -1.0]); H = np.array([[1.0], [-1.0], [1.0], [1.0]])\n"
+        + (
+            "IncrementalLPMaster(y, 1.0)\n"
+            if backend == "incremental"
+            else "solve_lpboost_cvxpy(H, y, 1.0)\n"
+        )
+        + "print('done')\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert proc.stdout == "done\n"

@@ -1,0 +1,339 @@
+"""Datasets of the user's own: data files named in a spec, and user catalogue files."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from kernbench.datasets import catalog, get_dataset, list_datasets, make_realisation
+from kernbench.datasets.user_catalogue import (
+    ENTRY_KEYS,
+    REQUIRED_KEYS,
+    _CatalogueChecker,
+    validate_entry,
+)
+from kernbench.errors import CatalogueError, SpecError
+from kernbench.runner.plan import plan_cells
+from kernbench.spec import load_spec
+from kernbench.spec_types import Protocol
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+# 12 examples, 3 features; labels +1 when x1 > 0 (LIBSVM: sparse, a zero feature left out)
+X = np.array(
+    [
+        [0.5, 1.0, 0.0],
+        [-0.5, 2.0, 1.0],
+        [1.5, -1.0, 0.5],
+        [-1.5, 0.0, -0.5],
+        [2.0, 0.5, 0.0],
+        [-2.0, 1.5, 1.5],
+        [0.2, -0.2, 0.3],
+        [-0.2, 0.7, -0.3],
+        [0.9, 0.0, 0.0],
+        [-0.9, -1.0, 2.0],
+        [1.1, 1.1, 1.1],
+        [-1.1, 0.4, -1.2],
+    ]
+)
+Y = np.where(X[:, 0] > 0, 1, -1)
+
+
+def write_libsvm(path: Path, X=X, y=Y) -> Path:
+    lines = []
+    for xi, yi in zip(X, y, strict=True):
+        feats = " ".join(f"{j + 1}:{v:g}" for j, v in enumerate(xi) if v != 0)
+        lines.append(f"{yi:+d} {feats}".rstrip())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_csv(path: Path, labels, header: bool = True, X=X) -> Path:
+    rows = ["f1,f2,f3,label"] if header else []
+    rows += [",".join(f"{v:g}" for v in xi) + f",{lab}" for xi, lab in zip(X, labels, strict=True)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def write_spec(directory: Path, datasets: list, **extra) -> Path:
+    spec = {
+        "name": "mine",
+        "datasets": datasets,
+        "protocol": {"n_realisations": 2, "train_size": 0.5, "cv_folds": 2, "seed": 3},
+        "methods": {"Ada": {"estimator": "adaboost", "params": {"n_estimators": 5}}},
+        **extra,
+    }
+    path = directory / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _forget_registered():
+    yield
+    catalog._REGISTERED.clear()
+
+
+PROTOCOL = Protocol(n_realisations=2, train_size=0.5, seed=3)
+
+
+# -- data files in a spec ------------------------------------------------------------------------
+def test_libsvm_file_beside_the_spec_gives_the_files_data(tmp_path):
+    write_libsvm(tmp_path / "data" / "my.libsvm")
+    spec = load_spec(write_spec(tmp_path, [{"name": "mine", "file": "data/my.libsvm"}]))
+    entry = get_dataset("mine")
+    assert (entry.task, entry.n, entry.d, entry.classes) == ("binary", 12, 3, 2)
+    assert entry.class_counts == {"-1": 6, "1": 6}  # +1 = the greater label
+    assert spec.datasets[0].entry is not None
+    r = make_realisation("mine", {}, PROTOCOL, 0, seed=3)
+    X_all = np.vstack([r.X_train, r.X_test])
+    y_all = np.concatenate([r.y_train, r.y_test])
+    order = np.lexsort(X_all.T[::-1])
+    expected = np.lexsort(X.T[::-1])
+    np.testing.assert_array_equal(X_all[order], X[expected])
+    np.testing.assert_array_equal(y_all[order], Y[expected])
+    assert len(plan_cells(spec)) == 2
+
+
+def test_csv_with_header_string_labels_and_positive(tmp_path):
+    labels = np.where(Y > 0, "sick", "well")
+    write_csv(tmp_path / "d.csv", labels)
+    spec = load_spec(
+        write_spec(tmp_path, [{"name": "mine-csv", "file": "d.csv", "positive": "sick"}])
+    )
+    entry = get_dataset(spec.datasets[0].name)
+    assert (entry.task, entry.n, entry.d) == ("binary", 12, 3)
+    r = make_realisation("mine-csv", {}, PROTOCOL, 1, seed=3)
+    for Xp, yp in ((r.X_train, r.y_train), (r.X_test, r.y_test)):
+        np.testing.assert_array_equal(yp, np.where(Xp[:, 0] > 0, 1, -1))
+
+
+def test_csv_with_three_labels_is_multiclass_and_keel_format_is_read(tmp_path):
+    labels = np.array(["b", "a", "c"] * 4)
+    write_csv(tmp_path / "m.csv", labels, header=False)
+    keel = tmp_path / "k.dat"
+    body = "\n".join(",".join(f"{v:g}" for v in xi) + f",{lab}" for xi, lab in zip(X, labels))
+    keel.write_text("@relation k\n@attribute a real\n@data\n" + body + "\n")
+    datasets = [
+        {"name": "mine-m", "file": "m.csv"},
+        {"name": "mine-k", "file": "k.dat", "format": "keel"},
+    ]
+    load_spec(write_spec(tmp_path, datasets))
+    for name in ("mine-m", "mine-k"):
+        entry = get_dataset(name)
+        assert (entry.task, entry.classes, entry.n) == ("multiclass", 3, 12)
+        assert entry.class_counts == {"a": 4, "b": 4, "c": 4}
+
+
+def test_the_files_checksum_is_in_the_cell_identity(tmp_path):
+    data = write_libsvm(tmp_path / "a" / "my.libsvm")
+    spec_a = write_spec(tmp_path / "a", [{"name": "mine", "file": "my.libsvm"}])
+    ids = [c.cell_id for c in plan_cells(load_spec(spec_a))]
+    moved = tmp_path / "b"
+    shutil.copytree(tmp_path / "a", moved)  # same content elsewhere: same cells
+    assert [c.cell_id for c in plan_cells(load_spec(moved / "spec.yaml"))] == ids
+    write_libsvm(data, y=-Y)  # edited: every cell of the dataset reruns
+    assert not set(ids) & {c.cell_id for c in plan_cells(load_spec(spec_a))}
+
+
+def test_declared_sha256_is_checked(tmp_path):
+    data = write_libsvm(tmp_path / "my.libsvm")
+    good = hashlib.sha256(data.read_bytes()).hexdigest()
+    load_spec(write_spec(tmp_path, [{"name": "mine", "file": "my.libsvm", "sha256": good}]))
+    bad = "0" * 63 + "1"
+    with pytest.raises(SpecError, match=r"datasets\[0\]\.sha256: checksum mismatch") as info:
+        load_spec(write_spec(tmp_path, [{"name": "mine", "file": "my.libsvm", "sha256": bad}]))
+    assert str(data) in str(info.value) and good in str(info.value)
+
+
+BAD_FILES = [
+    ("my.libsvm", "+1 1:0.5 2:1\n-1 2:0.5 1:1\n", {}, r"my\.libsvm:2: malformed LIBSVM line"),
+    ("my.csv", "1,2,a\n3,4,b\n5,b\n", {}, r"my\.csv:3: malformed line: expected 3 fields"),
+    ("my.csv", "1,2,a\n3,x,b\n", {"header": False}, r"my\.csv:2: malformed line: field 2 'x'"),
+    ("my.csv", "1,2,a\n3,4,a\n", {}, "has a single class"),
+    ("my.csv", "1,2,a\n3,4,b\n", {"positive": "c"}, "label 'c' does not occur"),
+    ("my.csv", "1,2,a\n3,4,b\n", {"positive": True}, "quote the label"),
+    ("my.csv", "1,2,a\n3,4,b\n", {"name": "sonar"}, "'sonar' is already in the catalogue"),
+    ("my.txt", "1 2 a\n3 4 b\n", {}, "cannot tell the format of 'my.txt'"),
+    ("my.libsvm", "+1 1:1\n-1 1:2\n", {"label_column": 0}, "does not apply to format 'libsvm'"),
+]
+
+
+@pytest.mark.parametrize(("file", "text", "extra", "message"), BAD_FILES)
+def test_bad_files_are_spec_errors_naming_file_and_line(tmp_path, file, text, extra, message):
+    (tmp_path / file).write_text(text)
+    item = {"name": "mine", "file": file, **extra}
+    with pytest.raises(SpecError, match=message) as info:
+        load_spec(write_spec(tmp_path, [item]))
+    assert "spec.yaml: datasets[0]" in str(info.value)
+
+
+def test_missing_file_and_file_keys_without_file(tmp_path):
+    with pytest.raises(SpecError, match=r"datasets\[0\]\.file: no such file: .*nope\.csv"):
+        load_spec(write_spec(tmp_path, [{"name": "mine", "file": "nope.csv"}]))
+    with pytest.raises(SpecError, match=r"datasets\[0\]\.positive: 'positive' applies only"):
+        load_spec(write_spec(tmp_path, [{"name": "sonar", "positive": "M"}]))
+
+
+def test_cli_runs_a_file_dataset_end_to_end_and_a_malformed_one_exits_2(tmp_path):
+    from kernbench.cli import app
+    from kernbench.store import Store
+
+    write_libsvm(tmp_path / "my.libsvm")
+    spec = write_spec(tmp_path, [{"name": "mine", "file": "my.libsvm"}])
+    out = tmp_path / "res"
+    res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    with Store(out) as st:
+        rows = st.rows()
+    assert len(rows) == 2 and {r["status"] for r in rows} == {"done"}
+    (tmp_path / "my.libsvm").write_text("+1 1:1\n-1 1:x\n")
+    res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "my.libsvm:2: malformed LIBSVM line" in res.output
+
+
+def test_a_worker_rebuilds_the_dataset_from_the_cell(tmp_path):
+    from kernbench.runner.cell import run_cell
+
+    write_libsvm(tmp_path / "my.libsvm")
+    cells = plan_cells(load_spec(write_spec(tmp_path, [{"name": "mine", "file": "my.libsvm"}])))
+    catalog._REGISTERED.clear()  # as in a fresh worker process
+    record = run_cell(cells[0])
+    assert record.status == "done", record.error
+    assert get_dataset("mine").n == 12
+
+
+# -- user catalogues -----------------------------------------------------------------------------
+def catalogue_entry(sha: str) -> dict:
+    return {
+        "name": "my-set",
+        "task": "binary",
+        "d": 3,
+        "classes": 2,
+        "files": [{"path": "my-set/d.csv", "sha256": sha}],
+        "recipe": {
+            "kind": "table",
+            "file": "my-set/d.csv",
+            "label_column": -1,
+            "positive": ["sick"],
+            "skip_lines": 1,
+        },
+    }
+
+
+def write_catalogue(directory: Path, entries: list) -> Path:
+    path = directory / "my_datasets.yaml"
+    path.write_text(yaml.safe_dump({"datasets": entries}, sort_keys=False))
+    return path
+
+
+@pytest.fixture()
+def user_catalogue(tmp_path):
+    data = write_csv(tmp_path / "my-set" / "d.csv", np.where(Y > 0, "sick", "well"))
+    sha = hashlib.sha256(data.read_bytes()).hexdigest()
+    return write_catalogue(tmp_path, [catalogue_entry(sha)]), sha
+
+
+def test_env_catalogue_entry_with_only_the_required_keys_lists_loads_and_runs(
+    user_catalogue, monkeypatch
+):
+    from kernbench.cli import app
+
+    path, _ = user_catalogue
+    monkeypatch.setenv("KERNBENCH_CATALOG", str(path))
+    assert list_datasets()[-1].name == "my-set"
+    for args in (["data", "list"], ["data", "info", "my-set"]):
+        res = runner.invoke(app, args, terminal_width=200)
+        assert res.exit_code == 0, res.output
+        assert "my-set" in res.output
+    r = make_realisation("my-set", {}, PROTOCOL, 0, seed=0)
+    np.testing.assert_array_equal(r.y_train, np.where(r.X_train[:, 0] > 0, 1, -1))
+
+
+def test_spec_catalog_key_registers_the_entries(user_catalogue, monkeypatch):
+    path, _ = user_catalogue
+    monkeypatch.delenv("KERNBENCH_CATALOG", raising=False)
+    spec = load_spec(write_spec(path.parent, ["my-set"], catalog=path.name))
+    assert spec.datasets[0].entry["name"] == "my-set"
+    assert get_dataset("my-set").origin == str(path.parent / path.name)
+
+
+BAD_ENTRIES = [
+    (lambda e: e.pop("classes"), "datasets[0].classes", "missing required key 'classes'"),
+    (lambda e: e.update(taks="binary"), "datasets[0].taks", "did you mean 'task'?"),
+    (lambda e: e.update(task="binry"), "datasets[0].task", "did you mean 'binary'?"),
+    (lambda e: e["recipe"].update(kind="tabel"), "datasets[0].recipe.kind", "'table'"),
+    (lambda e: e["recipe"].update(label_column="x"), "recipe.label_column", "an integer"),
+    (lambda e: e["recipe"].pop("positive"), "datasets[0].recipe.positive", "+1 class"),
+    (lambda e: e["recipe"].update(file="other.csv"), "recipe.file", "not one of the entry's"),
+    (lambda e: e["files"][0].update(sha256="abc"), "files[0].sha256", "64 hex digits"),
+    (lambda e: e["files"][0].update(path="../x.csv"), "files[0].path", "without '..'"),
+    (lambda e: e.update(d=0), "datasets[0].d", "expected an integer in [1"),
+]
+
+
+@pytest.mark.parametrize(("change", "key_path", "message"), BAD_ENTRIES)
+def test_bad_catalogue_entries_name_file_and_key_path(tmp_path, change, key_path, message):
+    entry = catalogue_entry("a" * 64)
+    change(entry)
+    path = write_catalogue(tmp_path, [entry])
+    spec = write_spec(tmp_path, ["my-set"], catalog=path.name)
+    with pytest.raises(CatalogueError) as info:
+        load_spec(spec)
+    assert str(info.value).startswith(f"{path}: ") and key_path in str(info.value)
+    assert message in str(info.value)
+
+
+def test_bad_env_catalogue_is_exit_2_on_any_data_verb(tmp_path, monkeypatch):
+    from kernbench.cli import app
+
+    entry = catalogue_entry("a" * 64)
+    entry["recipe"]["label_column"] = "last"
+    monkeypatch.setenv("KERNBENCH_CATALOG", str(write_catalogue(tmp_path, [entry])))
+    for args in (["data", "list"], ["data", "info", "sonar"]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2 and "Traceback" not in res.output
+        assert "datasets[0].recipe.label_column: expected an integer" in res.output
+
+
+def test_every_package_catalogue_entry_passes_the_validator():
+    raws = catalog._package_entries()
+    ck = _CatalogueChecker("catalog.yaml")
+    for i, (raw, _) in enumerate(raws):
+        assert validate_entry(ck, copy.deepcopy(raw), f"datasets[{i}]") == raw
+
+
+def test_readme_adding_a_dataset_lists_the_validators_keys():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Adding a dataset", 1)[1].split("\n### ", 1)[0]
+    required = re.search(r"Required keys:(.*?)\.", section, re.S).group(1)
+    required = re.sub(r"\([^)]*\)", "", required)  # "`task` (`binary` or ...)": values
+    assert set(re.findall(r"`(\w+)`", required)) == set(REQUIRED_KEYS)
+    for key in ENTRY_KEYS:
+        assert f"`{key}`" in section, key
+
+
+def test_a_run_on_an_env_catalogue_dataset_computes_its_cells(user_catalogue, monkeypatch):
+    from kernbench.cli import app
+    from kernbench.store import Store
+
+    path, _ = user_catalogue
+    monkeypatch.setenv("KERNBENCH_CATALOG", str(path))
+    spec = write_spec(path.parent, ["my-set"])
+    out = path.parent / "res"
+    res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    with Store(out) as st:
+        assert {r["status"] for r in st.rows()} == {"done"}
