@@ -115,14 +115,17 @@ def values_table() -> str:
 
 
 def table_defaults() -> str:
-    """``table`` keys with their defaults, from :class:`TableSpec` and the keys the spec accepts."""
+    """``table`` keys with their defaults and meanings, from :class:`TableSpec`."""
     from kernbench.spec import TABLE_KEYS
     from kernbench.spec_types import TableSpec
 
     defaults = {f.name: _default(f) for f in dataclasses.fields(TableSpec)}
-    rows = ["| key | default |", "|---|---|"]
+    docs = attribute_docs(TableSpec)
+    rows = ["| key | default | meaning |", "|---|---|---|"]
     for key in sorted(TABLE_KEYS):
-        rows.append(f"| `table.{key}` | {defaults[key]} |")
+        text = re.sub(r"``([^`]+)``", r"`\1`", docs.get(key, ""))
+        text = re.sub(r":data:`([^`]+)`", r"`\1`", text)
+        rows.append(f"| `table.{key}` | {defaults[key]} | {_cell(text)} |")
     return "\n".join(rows)
 
 

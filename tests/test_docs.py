@@ -51,6 +51,16 @@ def test_every_protocol_key_is_documented_in_the_spec_page() -> None:
         r for r in rows if r.split("|")[1].strip(" `") in Protocol.__dataclass_fields__
     ]
     assert all(r.split("|")[3].strip() for r in protocol_rows)
+    from kernbench.spec import TABLE_KEYS
+
+    table_keys = {f"`table.{k}`" for k in TABLE_KEYS}
+    section = text.split("### `table` keys", 1)[1].split("###", 1)[0]
+    table_rows = [
+        r
+        for r in section.splitlines()
+        if r.split("|")[1:2] != [] and r.split("|")[1].strip() in table_keys
+    ]
+    assert len(table_rows) == len(TABLE_KEYS) and all(r.split("|")[3].strip() for r in table_rows)
 
 
 def test_attribute_docs_parses_combined_numpy_entries() -> None:
