@@ -3,8 +3,8 @@
 K = l + 1 classes are coded by the K vertices c_1..c_K of a regular simplex centred at the origin of
 R^l: unit vectors with pairwise inner products -1/l (docs/methods/column_generation.md). The
 simplex least-squares SVM (10) regresses these codes on the features; its solution (11) needs only
-S⁻¹ = (HᵀH + C⁻¹I)⁻¹
-applied to L and to 1, which :mod:`kernbench.solvers.incremental_inverse` maintains per column.
+S⁻¹ = (HᵀH + C⁻¹I)⁻¹ applied to L and to 1, which :mod:`kernbench.solvers.incremental_inverse`
+maintains per column.
 """
 
 from __future__ import annotations
