@@ -2,10 +2,9 @@
 
 CGENS paper Fig. 2 (see docs/papers/cgens.md): pendigits odd-vs-even (the largest binary digit task
 in the offline mirror; MNIST is not mirrored), m = 10 000 training points (of 10 992), C = 1 for
-both
-methods (LPBoost in the C-form (4) as the paper times it; the over-regularised C = 1/(νm) reached
-its optimum after ~30 columns), ε = 0 so every run does exactly J iterations; the stump search
-is included. CGENS uses ``bias_mode="liblinear"`` (the paper used LIBLINEAR) with LIBLINEAR's
+both methods (LPBoost in the C-form (4) as the paper times it; the over-regularised C = 1/(νm)
+reached its optimum after ~30 columns), ε = 0 so every run does exactly J iterations; the stump
+search is included. CGENS uses ``bias_mode="liblinear"`` (the paper used LIBLINEAR) with LIBLINEAR's
 default tolerance 0.1 and a 50-epoch cap per restricted solve.
 
 Times at J ∈ {100, 250, 500} are the cumulative ``trace_["time_s"]`` of one 500-iteration fit

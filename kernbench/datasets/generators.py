@@ -2,9 +2,8 @@
 
 Definitions follow Breiman (1996; mlbench; DELVE) and Shen & Liu Fig. 1 (docs/datasets.md). Labels
 are drawn from a fair coin (equiprobable classes), +1 for the first-named class. Each generator also
-has its
-Bayes-optimal decision (``*_bayes_decision``), used by the figure code (Lin & Li Fig. 2 draws the
-threenorm boundary) and by the tests, which check the Bayes error rates.
+has its Bayes-optimal decision (``*_bayes_decision``), used by the figure code (Lin & Li Fig. 2
+draws the threenorm boundary) and by the tests, which check the Bayes error rates.
 
 Every function takes a ``numpy.random.Generator`` and returns ``(X, y)`` with ``X`` float64 of shape
 ``(n, d)`` and ``y`` int64 in {-1, +1}.

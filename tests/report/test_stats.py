@@ -92,9 +92,8 @@ def test_row_ranks_competition_rule_of_protocols():
 
 
 # rows copied from the published exrm_table1.csv reference (dataset, method, n_base, mean, spread,
-# rank):
-# the ranks printed in the ExRM paper, with ties on the mean (heart, sonar) and on mean and std
-# (diabetes DRM)
+# rank): the ranks printed in the ExRM paper, with ties on the mean (heart, sonar) and on mean and
+# std (diabetes DRM)
 EXRM_ROWS = """dataset,method,n_base,mean,spread,rank
 diabetes,L1-ExRM,10,24.73,1.44,4
 sonar,L1-ExRM,10,23.62,3.64,4
