@@ -19,7 +19,7 @@ KERNBENCH_MIRROR ?= $(abspath ../shared/datasets)
 export KERNBENCH_MIRROR
 STAMP := $(if $(VENV_PYTHON),$(VENV)/.install.stamp,.install.stamp)
 
-.PHONY: install test test-slow lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens faults
+.PHONY: install test test-slow lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens faults docs docs-figures
 
 ifdef VENV
 $(VENV)/bin/python:
@@ -92,6 +92,16 @@ reproduce-cgens: $(STAMP) ## Shen & Liu Tables I-IV and Figs 1, 2, 3, 5 (REALISA
 	$(KB) plot results/cgens_fig1 --kind boundary_trace --out results/figures
 	$(PYTHON) benchmarks/bench_cgens_vs_lpboost.py --repeats 1
 
+docs: $(STAMP) ## build the documentation site into site/ (warnings are errors, as in `make test`)
+	$(PYTHON) -m mkdocs build --strict
+
+# The figures the reproduction pages show, copied from what the reproduction targets drew from
+# their stores (run `make reproduce-lin-li reproduce-cgens` first).
+docs-figures:
+	cp results/figures/boundary_threenorm-2d.png docs/lin_li_fig2.png
+	cp results/figures/boundary_trace_circle.png docs/cgens_fig1.png
+	cp results/figures/fig5_spambase.png docs/cgens_fig5_spambase.png
+
 clean:  # keeps .venv (remove it by hand to start afresh)
-	rm -rf .pytest_cache .ruff_cache build dist *.egg-info $(STAMP)
+	rm -rf .pytest_cache .ruff_cache build dist site *.egg-info $(STAMP)
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,10 +1,10 @@
 """CGENS vs LPBoost (cvxpy) vs LPBoost (highspy incremental) training time along the iterations.
 
-CGENS paper Fig. 2 / PROTOCOLS.md §1: pendigits odd-vs-even (the largest binary digit task in the
-offline mirror; MNIST is not mirrored), m = 10 000 training points (of 10 992), C = 1 for both
-methods (LPBoost in the C-form (4) as the paper times it; the over-regularised C = 1/(νm) reached
-its optimum after ~30 columns), ε = 0 so every run does exactly J iterations; the stump search
-is included. CGENS uses ``bias_mode="liblinear"`` (the paper used LIBLINEAR) with LIBLINEAR's
+CGENS paper Fig. 2 (see docs/papers/cgens.md): pendigits odd-vs-even (the largest binary digit task
+in the offline mirror; MNIST is not mirrored), m = 10 000 training points (of 10 992), C = 1 for
+both methods (LPBoost in the C-form (4) as the paper times it; the over-regularised C = 1/(νm)
+reached its optimum after ~30 columns), ε = 0 so every run does exactly J iterations; the stump
+search is included. CGENS uses ``bias_mode="liblinear"`` (the paper used LIBLINEAR) with LIBLINEAR's
 default tolerance 0.1 and a 50-epoch cap per restricted solve.
 
 Times at J ∈ {100, 250, 500} are the cumulative ``trace_["time_s"]`` of one 500-iteration fit
@@ -47,9 +47,10 @@ def pendigits_odd_even(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def methods(iters: int) -> dict[str, object]:
     # CGENS: warm-started LIBLINEAR-style dual CD, tol 0.1 (LIBLINEAR's default) and a 50-epoch cap
-    # per restricted solve (at C = 1 the tolerance is rarely met: METHODS §0.6; the cap fired is
+    # per restricted solve (at C = 1 the tolerance is rarely met, see
+    # docs/methods/column_generation.md; the cap fired is
     # counted in the printout). The exact-bias SMO is not timed here: without the m × m Gram matrix
-    # (m = 10⁴) each pair update costs O(m·J) (see README.md (CGENS and LPBoost)).
+    # (m = 10⁴) each pair update costs O(m·J) (see docs/methods/column_generation.md).
     cgens = dict(
         C=1.0,
         tol=0.0,

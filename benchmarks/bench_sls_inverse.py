@@ -1,7 +1,8 @@
 """CGENS-SLS restricted master: Sherman–Morrison vs Woodbury vs re-solving (11) from scratch.
 
-The restricted master of CGENS-SLS (METHODS.md §2) is re-solved after every added column. Three
-ways, on the same sequence of J random ±1 columns (m points, K = 10 classes, C = 1):
+The restricted master of CGENS-SLS (docs/methods/column_generation.md) is re-solved after every
+added column. Three ways, on the same sequence of J random ±1 columns (m points, K = 10 classes, C =
+1):
 
 * ``sherman_morrison``: dense S⁻¹ (m × m) updated by (20), S⁻¹[L, 1] by the same rank-one step;
 * ``woodbury``: S⁻¹ = C·I − C²Hᵀ(I + C·HHᵀ)⁻¹H with a bordered Cholesky factor (J × J);

@@ -1,6 +1,7 @@
 """Model selection: SVM-Perc (11 C × 5 folds) vs SVM-Gauss (11 C × 10 γ × 5 folds), Lin & Li VI-B.
 
-Scaling the perceptron kernel −‖x − x′‖₂ is the same as scaling C (METHODS §10.4), so SVM-Perc needs
+Scaling the perceptron kernel −‖x − x′‖₂ is the same as scaling C
+(docs/methods/infinite_ensembles.md), so SVM-Perc needs
 only a C grid: 55 SVM problems against SVM-Gauss's 550 on LIBSVM grid.py's default grid. Both go
 through the runner's own selection code (:func:`kernbench.runner.select.select_fit_score`: the base
 distance matrix computed once per realisation, sliced for every grid point and fold), on the same
@@ -34,7 +35,7 @@ from kernbench.runner.select import select_fit_score
 from kernbench.spec_types import Protocol
 
 RESULTS = Path(__file__).parent / "results" / "bench_svm_model_selection.csv"
-C_PERC = [2.0**k for k in range(-17, 4, 2)]  # 11 values (PROTOCOLS §2(a))
+C_PERC = [2.0**k for k in range(-17, 4, 2)]  # 11 values: Lin & Li's "55 problems"
 C_GAUSS = [2.0**k for k in range(-5, 16, 2)]  # LIBSVM grid.py: 11 C
 GAMMA = [2.0**k for k in range(3, -16, -2)]  # ... × 10 γ
 FOLDS = 5

@@ -133,7 +133,25 @@ class MethodSpec:
 
 @dataclass(frozen=True)
 class TableSpec:
-    """How ``kernbench table`` renders the experiment."""
+    """How ``kernbench table`` renders the experiment.
+
+    Attributes
+    ----------
+    value : str
+        What a cell shows: a name of :data:`kernbench.records.VALUES` (``--value`` overrides it).
+    spread : "std" | "stderr"
+        The spread after ``±``: sample standard deviation (ddof 1) or standard error (std / √n).
+    format : "md" | "latex" | "csv"
+        The default output format of ``kernbench table`` (``--format`` overrides it).
+    reference : str or None
+        A CSV of published numbers shown beside ours; in a spec, ``reference.file`` (relative to
+        the spec) with ``reference.methods`` (our label -> filters on the CSV's columns) and
+        ``reference.datasets`` (our label -> the CSV's dataset name).
+    reference_methods, reference_datasets : dict
+        ``reference.methods`` and ``reference.datasets`` of the spec.
+    significance : float
+        Level of the paired t-test behind "not significantly worse than the best" (†).
+    """
 
     value: str = "test_error"
     spread: Literal["std", "stderr"] = "std"

@@ -8,7 +8,7 @@ The runner's entry points (docs/DESIGN.md §3)::
     r = make_realisation("sonar", {}, protocol, 0, seed=0)
     r.X_train, r.y_train, r.X_test, r.y_test, r.info
 
-See README.md (Datasets) for the catalogue, the protocols and how to add a dataset.
+See docs/datasets.md for the catalogue, the protocols and how to add a dataset.
 """
 
 from kernbench.datasets.catalog import (

@@ -64,7 +64,7 @@ class RawFile:
 
 @dataclass(frozen=True)
 class DatasetEntry:
-    """A catalogue entry (see ``kernbench/datasets/catalog.yaml`` and README.md (Datasets)).
+    """A catalogue entry (see ``kernbench/datasets/catalog.yaml`` and docs/datasets.md).
 
     ``predefined`` describes the realisations used with ``realisations: predefined``:
     ``{"kind": "ida", ...}`` (IDA split files), ``{"kind": "alias", "dataset": "ida-german"}``

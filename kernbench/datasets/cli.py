@@ -55,7 +55,7 @@ def list_cmd(
 ) -> None:
     """Table of every catalogued dataset.
 
-    Example: ``KERNBENCH_MIRROR=../shared/datasets kernbench data list``
+    Example: ``KERNBENCH_MIRROR=/path/to/mirror kernbench data list``
     """
     table = Table(title=f"kernbench datasets (cache: {data_home()})")
     for col in ("name", "task", "n×d", "classes", "realisations", "source", "cached?"):
@@ -125,7 +125,7 @@ def fetch_cmd(
     """Download raw files into the cache (or copy them from a mirror), verifying sha256.
 
     Examples: ``kernbench data fetch sonar heart`` ·
-    ``kernbench data fetch --all --mirror ../shared/datasets``
+    ``kernbench data fetch --all --mirror /path/to/mirror``
     """
     if all_:
         names = [e.name for e in list_datasets()]

@@ -1,9 +1,9 @@
 """Synthetic datasets: Breiman's twonorm, threenorm, ringnorm and the CGENS 2-D circle toy.
 
-Definitions follow PROTOCOLS.md §2(b) (Breiman 1996; mlbench; DELVE) and §1 Fig. 1. Labels are drawn
-from a fair coin (equiprobable classes), +1 for the first-named class. Each generator also has its
-Bayes-optimal decision (``*_bayes_decision``), used by the figure code (Lin & Li Fig. 2 draws the
-threenorm boundary) and by the tests, which check the Bayes error rates.
+Definitions follow Breiman (1996; mlbench; DELVE) and Shen & Liu Fig. 1 (docs/datasets.md). Labels
+are drawn from a fair coin (equiprobable classes), +1 for the first-named class. Each generator also
+has its Bayes-optimal decision (``*_bayes_decision``), used by the figure code (Lin & Li Fig. 2
+draws the threenorm boundary) and by the tests, which check the Bayes error rates.
 
 Every function takes a ``numpy.random.Generator`` and returns ``(X, y)`` with ``X`` float64 of shape
 ``(n, d)`` and ``y`` int64 in {-1, +1}.
@@ -80,7 +80,7 @@ def ringnorm(
     """Ringnorm: class +1 ~ N(0, 4I); class -1 ~ N(a·1, I).
 
     ``a`` defaults to 2/√d (DELVE/Breiman, Bayes error ≈ 1.3% at d = 20); Lin & Li's experiments
-    match a = 1/√20 (PROTOCOLS §2(b)), which a spec sets with the dataset option ``a``.
+    match a = 1/√20 (docs/papers/lin_li.md), which a spec sets with the dataset option ``a``.
     """
     a = default_offset(d) if a is None else a
     y = _coin(n, rng)

@@ -148,7 +148,8 @@ def per_class_subsample(y: np.ndarray, per_class: int, *, seed: int) -> np.ndarr
 def flip_labels(
     y: np.ndarray, fraction: float, *, seed: int, n_classes: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Flip exactly round(fraction * n) uniformly chosen labels (PROTOCOLS §2(c)).
+    """Flip exactly round(fraction * n) uniformly chosen labels (Lin & Li's 10 % noise,
+    docs/papers/lin_li.md).
 
     Binary {-1, +1}: y -> -y. Multi-class 0..K-1: each chosen label becomes a uniformly chosen
     *different* class. Returns the new labels and the sorted flipped indices.

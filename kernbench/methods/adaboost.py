@@ -1,4 +1,5 @@
-"""Discrete AdaBoost (METHODS.md §4.1; Freund & Schapire 1997): binary, pluggable weak learners.
+"""Discrete AdaBoost (Freund & Schapire 1997; docs/methods/adaboost.md): binary, pluggable weak
+learners.
 
 Each round asks a weak-learner *space* (kernbench.weak.base protocol) for the hypothesis with the
 largest edge Σ_i d_i y_i h(x_i) = 1 − 2ε, re-weights the samples and appends (α_t, h_t).
@@ -41,7 +42,7 @@ from kernbench.weak.stumps import (
     stump_arrays,
 )
 
-#: δ in α = ½ ln((1 − ε + δ)/(ε + δ)) when a weak learner has zero weighted error (§4.1 step 2.3)
+#: δ in α = ½ ln((1 − ε + δ)/(ε + δ)) when a weak learner has zero weighted error
 ZERO_ERROR_DELTA = 1e-10
 #: LEMGA's AdaBoost::linear_weight takes β = (1 − ε)/ε = 1000 when ε = 0, i.e. α = ½ ln 1000
 LEMGA_ZERO_ERROR_BETA = 1000.0
@@ -54,23 +55,23 @@ SpaceBuilder = Callable[["AdaBoost", np.ndarray, np.random.Generator], Any]
 
 
 def _stump_space(estimator: AdaBoost, X: np.ndarray, rng: np.random.Generator) -> StumpSpace:
-    """AdaBoost-Stump (§4.2): exhaustive stumps, constant included (AdaBoost has no bias)."""
+    """AdaBoost-Stump: exhaustive stumps, constant included (AdaBoost has no bias)."""
     return StumpSpace(X, include_constant=True)
 
 
 def _rcd_perceptron_space(
     estimator: AdaBoost, X: np.ndarray, rng: np.random.Generator
 ) -> RCDPerceptronSpace:
-    """AdaBoost-Perc (§4.3): a perceptron trained by RCD (``max_run`` updates) on the weighted data;
-    ``best(..., absolute=True)`` negates it when its weighted error exceeds ½ (§4.1 step 2.2)."""
+    """AdaBoost-Perc: a perceptron trained by RCD (``max_run`` updates) on the weighted data;
+    ``best(..., absolute=True)`` negates it when its weighted error exceeds ½."""
     return RCDPerceptronSpace(X, max_run=estimator.max_run)
 
 
 def _sampled_perceptron_space(
     estimator: AdaBoost, X: np.ndarray, rng: np.random.Generator
 ) -> PerceptronSpace:
-    """AdaBoost with the CGENS paper's rule (Table II, METHODS §0.4, §17 #11): the best of 2000
-    fresh random perceptrons per round under the edge, negated when the edge is negative."""
+    """AdaBoost with the CGENS paper's rule (Table II, docs/methods/column_generation.md): the best
+    of 2000 fresh random perceptrons per round under the edge, negated when the edge is negative."""
     return PerceptronSpace(X, n_candidates=2000, random_state=rng)
 
 
@@ -91,7 +92,7 @@ def _as_generator(random_state: Any) -> np.random.Generator:
 
 @register("adaboost")
 class AdaBoost(IterativeMixin, KernbenchClassifier):
-    """Discrete AdaBoost for binary classification (METHODS.md §4.1).
+    """Discrete AdaBoost for binary classification (docs/methods/adaboost.md).
 
     Parameters
     ----------
@@ -99,13 +100,13 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         T, the maximum number of boosting rounds (the path parameter: every T' ≤ T is scored from
         one fit through :meth:`staged_decision_function`).
     weak_learner : str, default="stump"
-        Key of :data:`WEAK_LEARNER_SPACES`. ``"stump"``: exhaustive decision stumps (§4.2);
-        ``"perceptron"``: perceptrons trained by random coordinate descent (§4.3, AdaBoost-Perc).
+        Key of :data:`WEAK_LEARNER_SPACES`. ``"stump"``: exhaustive decision stumps;
+        ``"perceptron"``: perceptrons trained by random coordinate descent (AdaBoost-Perc).
     max_run : int, default=1000
-        RCD updates per perceptron (``weak_learner="perceptron"`` only; METHODS §17 #7).
+        RCD updates per perceptron (``weak_learner="perceptron"`` only; 1000 is LEMGA's default).
     zero_error : {"stop", "continue"}, default="stop"
         A round whose weak learner has zero weighted error: ``"stop"`` appends it with
-        α = ½ ln((1 + δ)/δ), δ = 1e-10, and ends boosting (METHODS §4.1 step 2.3); ``"continue"``
+        α = ½ ln((1 + δ)/δ), δ = 1e-10, and ends boosting; ``"continue"``
         does what Ling Li's LEMGA library (which Lin & Li's experiments used) does: α = ½ ln 1000,
         the sample weights stay as they are (every point is classified correctly), and boosting
         goes on, so a randomised base learner (RCD perceptrons) adds further zero-error
@@ -203,7 +204,7 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         }
         self.stop_reason_ = "max_rounds"
         for _ in range(self.n_estimators):
-            pick = space.best(d * y_pm, absolute=True, rng=rng)  # edge Σ d_i y_i h(x_i)   (§4.2)
+            pick = space.best(d * y_pm, absolute=True, rng=rng)  # edge Σ d_i y_i h(x_i)
             h = pick.column
             eps = float(d[h != y_pm].sum())  # ε_t
             if 1.0 - 2.0 * eps <= EDGE_TOL:  # step 2.2 (the space is negation-complete)

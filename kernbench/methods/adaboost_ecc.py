@@ -1,4 +1,5 @@
-"""AdaBoost.ECC with random balanced colourings and real-valued stump leaves (METHODS.md §6).
+"""AdaBoost.ECC with random balanced colourings and real-valued stump leaves
+(docs/methods/adaboost.md).
 
 Guruswami & Sahai's output-code boosting keeps a distribution D over (example, wrong-label) pairs.
 Each round draws a colouring μ: classes → {±1}, trains a stump on the induced binary problem and
@@ -21,7 +22,7 @@ from kernbench.methods.base import IterativeMixin, KernbenchClassifier
 from kernbench.methods.registry import register
 from kernbench.weak.stumps import StumpSpace, predict_stumps
 
-#: floor replacing an exactly-zero leaf weight when no smoothing is asked for (METHODS §4.1's δ)
+#: floor replacing an exactly-zero leaf weight when no smoothing is asked for (AdaBoost's δ)
 _ZERO_FLOOR = 1e-10
 #: colourings drawn per round before giving up when none separates any weighted pair
 _MAX_DRAWS = 100
@@ -46,7 +47,7 @@ def leaf_confidences(
 ) -> tuple[float, float]:
     """Leaf values (α, β) minimising Z = Σ_i d_i exp(−ỹ_i g(x_i)); g = α on h = +1, −β on h = −1.
 
-    With W_{s,c} = Σ_{i: h_i = s, ỹ_i = c} d_i (METHODS.md §6, step 4):
+    With W_{s,c} = Σ_{i: h_i = s, ỹ_i = c} d_i:
     α = ½ ln((W_{+,+} + δ)/(W_{+,−} + δ)) and β = ½ ln((W_{−,−} + δ)/(W_{−,+} + δ)).
 
     Parameters
@@ -171,7 +172,7 @@ class AdaBoostECC(IterativeMixin, KernbenchClassifier):
                 self.stop_reason_ = "no_weight"
                 break
             d = w / w.sum()
-            pick = space.best(d * y_tilde, absolute=True)  # max-edge stump (§0.1), score ≥ 0
+            pick = space.best(d * y_tilde, absolute=True)  # max-edge stump, score ≥ 0
             h = pick.column
             eps = float(d[h != y_tilde].sum())
             if self.ecc_discrete:

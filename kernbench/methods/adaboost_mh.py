@@ -1,4 +1,5 @@
-"""AdaBoost.MH with factorised discrete decision stumps (Schapire & Singer 1999; METHODS.md §5).
+"""AdaBoost.MH with factorised discrete decision stumps (Schapire & Singer 1999;
+docs/methods/adaboost.md).
 
 Each round picks one stump φ shared by all K labels and a vote vector v ∈ {±1}^K,
 h(x, ℓ) = v_ℓ φ(x). For a candidate φ the per-label edges are γ_ℓ = Σ_i D(i, ℓ) Y_iℓ φ(x_i); the
@@ -22,7 +23,7 @@ from kernbench.methods.base import IterativeMixin, KernbenchClassifier
 from kernbench.methods.registry import register
 from kernbench.weak.stumps import StumpSpace, predict_stumps
 
-#: an edge this close to 1 is a perfect round: α is capped through the §4.1 smoothing and fit stops
+#: an edge this close to 1 is a perfect round: α is capped through the δ smoothing and fit stops
 _PERFECT_EDGE = 1.0 - 1e-12
 _DELTA = 1e-10
 

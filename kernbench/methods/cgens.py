@@ -1,4 +1,5 @@
-"""CGENS: column generation for SVM ensembles (Shen & Liu, Alg. 1; METHODS.md §1).
+"""CGENS: column generation for SVM ensembles (Shen & Liu, Alg. 1;
+docs/methods/column_generation.md).
 
 Solves SVM (1) with the explicit feature map Φ(x) = [h_1(x), …, h_J(x)] of weak learners,
 growing the working set 𝒲 by the KKT-violation rule (8) and re-solving the restricted SVM
@@ -35,7 +36,7 @@ class CGENS(ColumnGenerationClassifier):
         Unregularised bias (SMO with yᵀα = 0) or LIBLINEAR-style bias feature (faster, approximate).
     weak_learner : {"stump", "perceptron", "fourier"}, default="stump"
         Exhaustive decision stumps, or the best of ``n_candidates`` sampled perceptrons / Fourier
-        features per iteration (METHODS.md §0.2-0.4).
+        features per iteration (docs/methods/column_generation.md).
     n_candidates : int, default=2000
         P, the fresh candidates per oracle call of the sampled spaces.
     sigma : float, default=1.0
@@ -78,7 +79,7 @@ class CGENS(ColumnGenerationClassifier):
         "random_state": ["random_state"],
     }
     _binary_only = True
-    _include_constant = False  # the model has a bias (METHODS §0.1)
+    _include_constant = False  # the model has a bias: no constant column
     _absolute_pricing = True  # criterion (8)
 
     def __init__(
@@ -168,7 +169,7 @@ class CGENS(ColumnGenerationClassifier):
         )
 
     def _claim41_gap(self) -> float:
-        """½·Σ_{j∉𝒲} (Σ_i y_i α_i h_j(x_i))² over the canonical stump set (Claim 4.1, §16)."""
+        """½·Σ_{j∉𝒲} (Σ_i y_i α_i h_j(x_i))² over the canonical stump set (Claim 4.1)."""
         if self._gap_index is None:
             return float("nan")
         g = self._y * self._svm.alpha

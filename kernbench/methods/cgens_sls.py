@@ -1,4 +1,5 @@
-"""CGENS-SLS: simplex-coding multi-class ensembles (Shen & Liu, Alg. 2, App. A; METHODS.md §2).
+"""CGENS-SLS: simplex-coding multi-class ensembles (Shen & Liu, Alg. 2, App. A;
+docs/methods/column_generation.md).
 
 Column generation on the simplex least-squares SVM (10). The restricted master has the closed form
 (11): with S = HᵀH + C⁻¹I, b = (1ᵀS⁻¹L / 1ᵀS⁻¹1)ᵀ, U = S⁻¹(L − 1bᵀ), W = HU. S⁻¹[L, 1] is updated
@@ -42,7 +43,7 @@ class CGENSSLS(ColumnGenerationClassifier):
         How S⁻¹ is kept: dense with (20), or the Woodbury form (J × J factor); "auto" takes
         Woodbury when ``max_iter`` < m (see ``incremental_inverse.make_inverse``).
     init_dual : {"closed_form", "constant"}, default="closed_form"
-        Initial U: the J = 0 closed form U = C(L − 1 mean(L)ᵀ) [METHODS §2.3 D], or the paper's
+        Initial U: the J = 0 closed form U = C(L − 1 mean(L)ᵀ) [our default], or the paper's
         literal "a positive constant in each element" (all ones).
     weak_learner : {"stump", "perceptron", "fourier"}, default="stump"
     n_candidates : int, default=2000
@@ -75,7 +76,7 @@ class CGENSSLS(ColumnGenerationClassifier):
         "random_state": ["random_state"],
     }
     _binary_only = False
-    _include_constant = False  # the model has biases b_τ (METHODS §0.1)
+    _include_constant = False  # the model has biases b_τ: no constant column
     _absolute_pricing = True  # (13) with the modulus (negation-complete space)
 
     def __init__(

@@ -84,7 +84,8 @@ class StumpColumnIds:
     ids : ndarray of shape (n_candidates,)
         Column id of every candidate of the space (ids are 0..n_distinct−1).
     first : ndarray of shape (n_distinct,)
-        The first candidate index of every id (the canonical set, METHODS §0.1).
+        The first candidate index of every id (the canonical set,
+        docs/methods/column_generation.md).
     """
 
     def __init__(self, space: StumpSpace, seed: int = 0) -> None:
@@ -143,7 +144,8 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
     _binary_only: ClassVar[bool] = True
     _include_constant: ClassVar[bool] = False
     _absolute_pricing: ClassVar[bool] = True
-    #: the default pricing excludes the working set (METHODS §1.2 note); LPBoost does not need to
+    #: the default pricing excludes the working set (docs/methods/column_generation.md); LPBoost
+    #: does not need to
     _exclude_selected: ClassVar[bool] = True
 
     # ------------------------------------------------------------------ hooks (subclass)

@@ -1,8 +1,9 @@
-"""SVM-Stump, SVM-Perc and SVM-Gauss: C-SVMs with distance-based kernels (METHODS.md §10).
+"""SVM-Stump, SVM-Perc and SVM-Gauss: C-SVMs with distance-based kernels
+(docs/methods/infinite_ensembles.md).
 
 Lin & Li (Sec. IV-V) show that an SVM with the simplified stump kernel −‖x − x′‖₁ (perceptron kernel
 −‖x − x′‖₂) is an infinite ensemble of decision stumps (perceptrons). Both kernels are only
-conditionally positive definite, so the dual MUST keep the bias equality Σ_i y_i λ_i = 0 (§10.3):
+conditionally positive definite, so the dual MUST keep the bias equality Σ_i y_i λ_i = 0:
 on that set λᵀ(yyᵀ ∘ Δ11ᵀ)λ = Δ(yᵀλ)² = 0, and the solution equals the one with the PSD kernel
 Δ − ‖x − x′‖ (Theorems 2 and 5). libsvm's SMO (``sklearn.svm.SVC(kernel="precomputed")``) keeps that
 equality on every pair step, which is why it is used here.
@@ -132,7 +133,7 @@ class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
 
 
 class _NegativeDistanceSVM(_DistanceKernelSVM):
-    """The simplified distance kernels K = Δ − B of Lin & Li (Δ shifts change nothing, §10.3)."""
+    """The simplified distance kernels K = Δ − B of Lin & Li (Δ shifts change nothing)."""
 
     kernel_params = ("delta",)
 
@@ -151,7 +152,7 @@ class _NegativeDistanceSVM(_DistanceKernelSVM):
 
 @register("svm_stump")
 class SVMStump(_NegativeDistanceSVM):
-    """SVM-Stump: C-SVM with the simplified stump kernel K(x, x′) = Δ − ‖x − x′‖₁ (§10.1).
+    """SVM-Stump: C-SVM with the simplified stump kernel K(x, x′) = Δ − ‖x − x′‖₁.
 
     An infinite ensemble of decision stumps (Lin & Li Sec. IV); Δ = 0 is the simplified kernel and
     any Δ gives the same classifier (Theorem 2).
@@ -181,7 +182,7 @@ class SVMStump(_NegativeDistanceSVM):
 
 @register("svm_perc")
 class SVMPerc(_NegativeDistanceSVM):
-    """SVM-Perc: C-SVM with the simplified perceptron kernel K(x, x′) = Δ − ‖x − x′‖₂ (§10.1).
+    """SVM-Perc: C-SVM with the simplified perceptron kernel K(x, x′) = Δ − ‖x − x′‖₂.
 
     An infinite ensemble of perceptrons (Lin & Li Sec. V); any Δ gives the same classifier
     (Theorem 5). Parameters and attributes as :class:`SVMStump`.
@@ -192,7 +193,7 @@ class SVMPerc(_NegativeDistanceSVM):
 
 @register("svm_gauss")
 class SVMGauss(_DistanceKernelSVM):
-    """SVM-Gauss: C-SVM with the Gaussian kernel K(x, x′) = exp(−γ‖x − x′‖²) + Δ (§10.1).
+    """SVM-Gauss: C-SVM with the Gaussian kernel K(x, x′) = exp(−γ‖x − x′‖²) + Δ.
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """LPBoost by column generation, in the C-form (4)/(5) of the CGENS paper (Sec. III) or in the
-ν-form of Demiriz, Bennett & Shawe-Taylor (2002) (METHODS.md §3).
+ν-form of Demiriz, Bennett & Shawe-Taylor (2002) (docs/methods/column_generation.md).
 
 C-form (``C`` given):
 
@@ -107,7 +107,7 @@ class LPBoost(ColumnGenerationClassifier):
     }
     _result_revision = 1  # 1: C=None runs the ν-LP (was the C-form with C = 1/(νm))
     _binary_only = True
-    _include_constant = True  # bias-free model: the constant stump acts as the bias (§0.1)
+    _include_constant = True  # bias-free model: the constant stump acts as the bias
     _absolute_pricing = False  # criterion (6)
     _exclude_selected = False  # restricted-dual feasibility keeps selected columns at score ≤ 1
 
@@ -149,7 +149,7 @@ class LPBoost(ColumnGenerationClassifier):
             self._master = IncrementalNuLPMaster(y, self._D) if self.solver == "highs" else None
         else:
             self.C_ = float(self.C)
-            self._dual = np.full(m, self.C_)  # §3.2 step 1: the empty restricted dual's solution
+            self._dual = np.full(m, self.C_)  # the empty restricted dual's solution
             self._master = IncrementalLPMaster(y, self.C_) if self.solver == "highs" else None
         self._w = np.zeros(0)
 

@@ -1,4 +1,4 @@
-"""MultiBoost (Shen & Hao, CVPR 2011) with the exponential loss (METHODS.md §8).
+"""MultiBoost (Shen & Hao, CVPR 2011) with the exponential loss (docs/methods/multiboost.md).
 
 Totally-corrective multi-class boosting with learners shared by all K classes and non-negative
 class coefficients W ∈ R^{J×K}: problem (2) of the MultiBoost_cw paper with 𝕙_c = h for every c.
@@ -39,7 +39,7 @@ class MultiBoost(ColumnGenerationClassifier):
         is violated.
     rel_tol : float or None, default=1e-6
         Also stop when the restricted objective changes by less than ``rel_tol`` (relative) between
-        iterations [METHODS §8.3 D]; None disables this rule.
+        iterations [our default]; None disables this rule.
     lbfgs_maxiter, lbfgs_ftol, lbfgs_gtol : default 15000, 2.2e-9, 1e-5
         L-BFGS-B options of each restricted solve (scipy's defaults: the paper's "default converge
         setting").
@@ -128,7 +128,8 @@ class MultiBoost(ColumnGenerationClassifier):
         return 1.0 + float(self.tol)  # no dual constraint (3b) violated by more than ε
 
     def _should_stop(self, step: MasterStep) -> str | None:
-        # the relative change of the primal objective fell below rel_tol (METHODS §8.3 step 7)
+        # the relative change of the primal objective fell below rel_tol
+        # (docs/methods/multiboost.md, step 4)
         return "objective_stalled" if self._stalled else None
 
     def _add_columns(self, picks: Sequence[Pick]) -> None:

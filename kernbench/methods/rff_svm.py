@@ -1,4 +1,5 @@
-"""Random Fourier features + linear SVM (Rahimi & Recht 2007; CGENS paper Table II; METHODS.md §11).
+"""Random Fourier features + linear SVM (Rahimi & Recht 2007; CGENS paper Table II;
+docs/methods/rff.md).
 
 z(x) = √(2/D_f)·cos(Ωᵀx + β), Ω_k ~ N(0, σ⁻²I), β_k ~ U[0, 2π], so that
 E[z(x)ᵀz(x')] = exp(−‖x − x'‖²/(2σ²)), the Gaussian RBF kernel. A linear SVM is trained on z:

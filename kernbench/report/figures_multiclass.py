@@ -3,7 +3,7 @@
 Built from the per-iteration traces the runner stores for every iterative cell (``iteration``,
 ``test_error`` from the staged predictions of the final, CV-selected fit, and the method's own
 cumulative ``time_s``). One column per dataset; top row test error (%), bottom row training time
-(s); one line per method. PROTOCOLS.md §1 "Fig. 3" [D]: values at iterations
+(s); one line per method. By default (our choice): values at iterations
 {10, 25, 50, 100, 200, 300, 400, 500} of one run (``realisation=0``) with the CV-selected C; pass
 ``realisation=None`` for the mean over all finished realisations instead.
 
@@ -24,7 +24,7 @@ from kernbench.report.collect import Experiment, as_experiment
 from kernbench.report.figures import mean_trace
 from kernbench.report.plot_kinds import plot_kind
 
-#: the iterations PROTOCOLS §1 Fig. 3 [D] records
+#: the iterations Fig. 3 records (our choice; the paper does not list them)
 FIG3_ITERATIONS: tuple[int, ...] = (10, 25, 50, 100, 200, 300, 400, 500)
 #: the trace keys drawn: (key, axis label, scale to display units)
 FIG3_ROWS: tuple[tuple[str, str, float], ...] = (

@@ -1,8 +1,9 @@
 """Published reference numbers: load a tidy reference CSV and match it to our table cells.
 
-A reference CSV (``shared/reference/*.csv``) has one row per (dataset, method, setting, metric) with
-the printed ``mean`` and ``spread`` and the ``spread_kind`` (``std`` | ``stderr`` | ``none``), plus
-setting columns such as ``T``, ``weak_learner``, ``kernel``, ``n_base``, ``regularization``.
+A reference CSV (``experiments/reference/*.csv``) has one row per (dataset, method, setting,
+metric) with the printed ``mean`` and ``spread`` and the ``spread_kind`` (``std`` | ``stderr`` |
+``none``), plus setting columns such as ``T``, ``weak_learner``, ``kernel``, ``n_base``,
+``regularization``.
 
 A table cell (our dataset label, our method label) is matched by
 

@@ -1,6 +1,6 @@
 """Statistics behind a results table: spreads, the paired significance test, ranks, agreement.
 
-Conventions (PROTOCOLS.md §0): ``std`` is the sample standard deviation over realisations
+Conventions (docs/choices.md): ``std`` is the sample standard deviation over realisations
 (ddof = 1), ``stderr`` is ``std / sqrt(n)``. Realisations are paired across methods (every method of
 a table sees the same splits), so two methods are compared with a paired t-test over the
 realisations both have, as Lin & Li mark "results as significant as the best".
@@ -117,7 +117,7 @@ def row_ranks(
         Only for ``rule="competition"``: equal means are ordered by the smaller spread.
     rule : "average" | "competition"
         ``average``: ties in the mean share the average of the ranks they span (1, 2.5, 2.5, 4).
-        ``competition``: the ExRM paper's rule (PROTOCOLS.md §5, Table 1): sort by mean, equal
+        ``competition``: the ExRM paper's rule (its Table 1): sort by mean, equal
         means by the smaller spread; identical (mean, spread) pairs share the lowest rank
         (1, 2, 2, 4).
     """

@@ -1,4 +1,4 @@
-"""Feature scaling fitted on the training part only (PROTOCOLS.md §0)."""
+"""Feature scaling fitted on the training part only (docs/choices.md)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ Two savings make a grid cheap without knowing any method's internals:
   every grid point and fold slices it.
 
 Ties in CV error go to the simpler model: smaller values of the grid parameters, in grid order with
-the path parameter first (PROTOCOLS.md §0).
+the path parameter first (docs/choices.md).
 """
 
 from __future__ import annotations

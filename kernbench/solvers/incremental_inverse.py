@@ -1,6 +1,6 @@
 """S⁻¹ = (HᵀH + C⁻¹I_m)⁻¹, kept up to date as columns h are appended to Hᵀ (CGENS paper App. A).
 
-Two interchangeable representations (METHODS.md §2.3):
+Two interchangeable representations (docs/methods/column_generation.md):
 
 ``ShermanMorrisonInverse``
     the dense m × m matrix, updated by the rank-one formula (20): O(m²) memory and work per column.

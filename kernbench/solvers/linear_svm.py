@@ -5,7 +5,7 @@ of the column matrix Φ = H_𝒲 ∈ R^{m×J}. Dual (2): max 1ᵀα − ½||Φ�
 yᵀα = 0).
 
 :class:`RestrictedLinearSVM` keeps the state of one column-generation run: the columns, α, w and the
-dual gradient, so that adding a column and re-solving is a warm start (METHODS.md §0.6: the new
+dual gradient, so that adding a column and re-solving is a warm start (the new
 coordinate's α entry is unchanged, w gains H_newᵀ(y∘α)).
 
 Two ``bias_mode`` values:

@@ -220,8 +220,8 @@ class IncrementalLPMaster(_IncrementalHighs):
     Notes
     -----
     The model starts with the m slack columns ξ_i (cost C) and the m rows ξ_i ≥ 1, whose optimum has
-    α = C (the initial dual of METHODS.md §3.2). ``add_column`` appends w_j with cost 1 and entries
-    y_i H_ij; ``solve`` re-runs the simplex from the kept basis.
+    α = C (the initial dual, docs/methods/column_generation.md). ``add_column`` appends w_j with
+    cost 1 and entries y_i H_ij; ``solve`` re-runs the simplex from the kept basis.
     """
 
     def __init__(self, y: np.ndarray, C: float, time_limit: float | None = None) -> None:

@@ -1,7 +1,8 @@
 """The exponential-loss multi-class boosting problem of MultiBoost and MultiBoost_cw.
 
-Problem (2)/(7) of the MultiBoost_cw paper (METHODS.md §8-§9), written through the class-score
-matrix F ∈ R^{m×K} (F_ic = w_cᵀ𝕙_c(x_i); MultiBoost shares one learner set, 𝕙_c = h for every c):
+Problem (2)/(7) of the MultiBoost_cw paper (docs/methods/multiboost.md), written through the
+class-score matrix F ∈ R^{m×K} (F_ic = w_cᵀ𝕙_c(x_i); MultiBoost shares one learner set, 𝕙_c = h for
+every c):
 
     min_{w ≥ 0}  ‖w‖₁ + (C/p) Σ_i Σ_{y≠y_i} exp(F_iy − F_{i,y_i}),      p = m(K − 1).
 
@@ -151,8 +152,8 @@ def solve_shared_lbfgsb(
     """Solve MultiBoost's restricted problem (2) on fixed columns by L-BFGS-B, warm-started at W0.
 
     ‖W‖₁ is linear on the feasible set W ≥ 0, so the problem is smooth with simple bounds
-    (METHODS.md §8.3). The defaults are scipy's ("the default converge setting", MultiBoost_cw
-    paper Sec. 3); tighten ``ftol``/``gtol`` for invariant tests.
+    (docs/methods/multiboost.md). The defaults are scipy's ("the default converge setting",
+    MultiBoost_cw paper Sec. 3); tighten ``ftol``/``gtol`` for invariant tests.
 
     Parameters
     ----------

@@ -1,9 +1,10 @@
 """Simplex label coding and the closed-form SLS-SVM solution (CGENS paper Sec. V, App. A).
 
 K = l + 1 classes are coded by the K vertices c_1..c_K of a regular simplex centred at the origin of
-R^l: unit vectors with pairwise inner products -1/l (METHODS.md §2.1). The simplex least-squares
-SVM (10) regresses these codes on the features; its solution (11) needs only S⁻¹ = (HᵀH + C⁻¹I)⁻¹
-applied to L and to 1, which :mod:`kernbench.solvers.incremental_inverse` maintains per column.
+R^l: unit vectors with pairwise inner products -1/l (docs/methods/column_generation.md). The
+simplex least-squares SVM (10) regresses these codes on the features; its solution (11) needs only
+S⁻¹ = (HᵀH + C⁻¹I)⁻¹ applied to L and to 1, which :mod:`kernbench.solvers.incremental_inverse`
+maintains per column.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 def simplex_code(n_classes: int) -> np.ndarray:
     """The simplex code vectors c_1..c_K as the columns of an (l, K) matrix, l = K − 1.
 
-    Recursive construction (METHODS.md §2.1): C_2 = [1, −1] and
+    Recursive construction: C_2 = [1, −1] and
     C_{k+1} = [[1, −(1/k)·1ᵀ], [0, √(1 − 1/k²)·C_k]].
 
     Parameters

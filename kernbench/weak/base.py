@@ -13,7 +13,7 @@ AdaBoost g = d∘y (edge), LPBoost g = α∘y (criterion (6)), CGENS g = α∘y 
 (criterion (8)), CGENS-SLS g = U[:, τ] (13), MultiBoost g = u^c.
 
 Every space is negation-complete: with ``absolute=True`` the returned learner is already negated so
-that its score is non-negative (METHODS.md §0.1-§0.4).
+that its score is non-negative (docs/methods/column_generation.md).
 """
 
 from __future__ import annotations

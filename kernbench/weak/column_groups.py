@@ -1,9 +1,10 @@
 """Group stump candidates by their training column, so column generation can exclude in O(1).
 
 Several (feature, threshold) candidates can produce the same ±1 column on the training set, and a
-column generation loop must not re-select a column already in its working set (METHODS.md §1.2
-note). Comparing columns one by one costs O(m) per check and the best-scored candidates are
-exactly the selected ones (their scores are W_j ≠ 0 by the KKT conditions), so checks pile up.
+column generation loop must not re-select a column already in its working set
+(docs/methods/column_generation.md). Comparing columns one by one costs O(m) per check and the
+best-scored candidates are exactly the selected ones (their scores are W_j ≠ 0 by the KKT
+conditions), so checks pile up.
 Instead each candidate gets a group id once: two random Gaussian weight vectors score every
 candidate in one presorted pass (O(m·D)), and equal columns (with probability one, only equal
 columns) get equal score pairs. Excluding a selected column is then a boolean mask over groups.

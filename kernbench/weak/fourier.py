@@ -1,4 +1,4 @@
-"""Sampled Fourier weak learners h(x) = s·cos(θᵀx − κ) (METHODS.md §0.3, §0.4).
+"""Sampled Fourier weak learners h(x) = s·cos(θᵀx − κ) (docs/methods/column_generation.md).
 
 θ ~ N(0, σ⁻² I_D), κ ~ U[0, 2π]; E[h(x)h(x')] = ½·exp(−||x − x'||²/(2σ²)). The negation −h is
 cos(θᵀx − κ − π) mathematically; the polarity s is stored explicitly so that the negated

@@ -1,7 +1,7 @@
 """Sampled perceptrons h(x) = s·sign(θᵀx − κ) and the "P fresh candidates" pick rule.
 
-METHODS.md §0.2: θ uniform on the unit sphere (θ = g/||g||, g ~ N(0, I_D)), κ ~ U[−R, R] with
-R = max_i ||x_i||₂ on the training set. §0.4: each oracle call draws P (default 2000) fresh
+θ uniform on the unit sphere (θ = g/||g||, g ~ N(0, I_D)), κ ~ U[−R, R] with
+R = max_i ||x_i||₂ on the training set. Each oracle call draws P (default 2000) fresh
 candidates, scores them all with one matrix product, and returns the best under the method's
 criterion (|Σ g_i h(x_i)| for CGENS (8), the signed edge Σ g_i h(x_i) for AdaBoost/LPBoost (6)),
 negated if its signed score is negative, skipping candidates whose training column (up to sign)
@@ -70,7 +70,7 @@ def pick_from_candidates(
     absolute: bool,
     exclude: ColumnSet | None,
 ) -> Pick | None:
-    """The §0.4 pick rule over candidates h_p(x) = transform(θ_pᵀx − κ_p), p = 1..P.
+    """The pick rule over candidates h_p(x) = transform(θ_pᵀx − κ_p), p = 1..P.
 
     Scores s = transform(XΘ − κ)ᵀg are computed blockwise (one matrix product per block). The
     criterion is |s| (``absolute``) or s; ties go to the first candidate. Candidates whose
@@ -103,7 +103,8 @@ def pick_from_candidates(
 
 
 class SampledSpace:
-    """The oracle of the sampled spaces: the best of P fresh candidates (METHODS.md §0.4).
+    """The oracle of the sampled spaces: the best of P fresh candidates
+    (docs/methods/column_generation.md).
 
     Subclasses implement ``sample(rng, P) -> (Θ, κ)`` and set ``_transform`` (the activation of
     θᵀx − κ) and ``_learner`` (the learner class built from (θ, κ, polarity)).
@@ -148,7 +149,7 @@ class SampledSpace:
 
 
 class PerceptronSpace(SampledSpace):
-    """Random perceptrons on a training set (METHODS.md §0.2, §0.4).
+    """Random perceptrons on a training set (docs/methods/column_generation.md).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Perceptron learning by random coordinate descent (RCD): the AdaBoost-Perc base learner.
 
-METHODS.md §4.3 (after Ling Li's LEMGA ``perceptron.cpp``, training method ``RCD_BIAS``): the
-perceptron h(x) = sign(w̃ᵀx̃) on augmented inputs x̃ = (x, 1) minimises the *weighted* 0/1 loss
+docs/methods/adaboost.md (after Ling Li's LEMGA ``perceptron.cpp``, training method ``RCD_BIAS``):
+the perceptron h(x) = sign(w̃ᵀx̃) on augmented inputs x̃ = (x, 1) minimises the *weighted* 0/1 loss
 Σ_n |y'_n| [h(x_n) ≠ sign(y'_n)] for signed sample weights y'_n = d_n y_n. Starting from
 w̃ ~ U[−0.05, 0.05]^{D+1}, each of ``max_run`` updates moves w̃ along one direction u,
 
@@ -153,7 +153,7 @@ def _project(Xa: np.ndarray, u: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, 
 def update_wgt(
     w: np.ndarray, u: np.ndarray, Xa: np.ndarray, yw: np.ndarray
 ) -> tuple[np.ndarray, float]:
-    """One RCD update of w̃ along u (METHODS §4.3 step 2.4-2.5).
+    """One RCD update of w̃ along u: the exact 1-D step and the rescaling.
 
     Parameters
     ----------
@@ -486,7 +486,7 @@ def train_rcd_perceptron(
     yw : ndarray of shape (m,)
         Signed sample weights y'_n = d_n y_n (AdaBoost: d ≥ 0 summing to 1, y ∈ {−1, +1}).
     max_run : int, default=1000
-        Number of direction updates (LEMGA's default; METHODS §17 #7).
+        Number of direction updates (LEMGA's default).
     rng : numpy Generator, optional
         Source of the initial weights and the directions (``default_rng()`` if None).
 

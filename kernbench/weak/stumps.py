@@ -1,4 +1,5 @@
-"""Decision stumps and the exhaustive weighted-score oracle over them (METHODS.md §0.1).
+"""Decision stumps and the exhaustive weighted-score oracle over them
+(docs/methods/column_generation.md).
 
 A stump is h_{d,t,s}(x) = s · sign(x_d − t) with sign(0) = +1 (Lin & Li Sec. IV). On a training
 set ``X`` (m × D), :class:`StumpSpace` sorts every feature ONCE and keeps the sort order; each
@@ -195,7 +196,7 @@ class StumpSpace:
         split = out[self._n_const :]
         np.take(gs.reshape((D * m,) + tail), self._prefix_index, axis=0, out=split)
         split *= -2.0
-        split += G  # score = G − 2·G_<(t)   (§0.1)
+        split += G  # score = G − 2·G_<(t)
         if self._n_const:
             out[0] = G
         return out
@@ -330,7 +331,7 @@ class StumpSpace:
         Parameters
         ----------
         canonical : bool
-            True: the canonical stump set H_full of METHODS §0.1 — distinct ±1 columns,
+            True: the canonical stump set H_full — distinct ±1 columns,
             sign-canonicalised (first entry +1), duplicates across features merged (first kept),
             constant columns removed. False: every candidate with polarity +1, in candidate order.
         with_constant : bool

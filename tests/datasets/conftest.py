@@ -12,7 +12,7 @@ _ROOT = Path(__file__).resolve().parents[2]
 
 
 def mirror_path() -> Path | None:
-    """$KERNBENCH_MIRROR, else ../shared/datasets beside the checkout, else None."""
+    """$KERNBENCH_MIRROR, else the mirror folder beside the checkout, else None."""
     env = os.environ.get("KERNBENCH_MIRROR")
     for cand in (env, _ROOT.parent / "shared" / "datasets"):
         if cand and (Path(cand) / "MANIFEST.yaml").is_file():
@@ -21,7 +21,7 @@ def mirror_path() -> Path | None:
 
 
 MIRROR = mirror_path()
-_SKIP = "dataset mirror not found: set KERNBENCH_MIRROR or place it at ../shared/datasets"
+_SKIP = "dataset mirror not found: set KERNBENCH_MIRROR or place the mirror beside the checkout"
 
 
 @pytest.fixture(autouse=True)

@@ -42,7 +42,7 @@ def _ringnorm_exact(d: int, a: float) -> float:
 )
 def test_ringnorm_bayes_rate_matches_the_noncentral_chi2_closed_form(a, published):
     exact = _ringnorm_exact(20, a)
-    assert exact == pytest.approx(published, abs=6e-4)  # PROTOCOLS §2(b) Monte-Carlo values
+    assert exact == pytest.approx(published, abs=6e-4)  # published Monte-Carlo values
     err, tol = _mc_bayes_error(g.ringnorm, g.ringnorm_bayes_decision, np.random.default_rng(2), a=a)
     assert err == pytest.approx(exact, abs=tol)
 

@@ -315,9 +315,9 @@ def test_every_package_catalogue_entry_passes_the_validator():
         assert validate_entry(ck, copy.deepcopy(raw), f"datasets[{i}]") == raw
 
 
-def test_readme_adding_a_dataset_lists_the_validators_keys():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Adding a dataset", 1)[1].split("\n### ", 1)[0]
+def test_docs_adding_a_dataset_lists_the_validators_keys():
+    page = (ROOT / "docs" / "datasets.md").read_text(encoding="utf-8")
+    section = page.split("## Adding a dataset", 1)[1].split("\n## ", 1)[0]
     required = re.search(r"Required keys:(.*?)\.", section, re.S).group(1)
     required = re.sub(r"\([^)]*\)", "", required)  # "`task` (`binary` or ...)": values
     assert set(re.findall(r"`(\w+)`", required)) == set(REQUIRED_KEYS)

@@ -67,7 +67,7 @@ def test_table1_methods_fix_T_and_use_rcd_perceptrons():
         m = methods[label]
         assert m.estimator == "adaboost" and not m.grid
         assert m.params["n_estimators"] == T and m.params["weak_learner"] == wl
-        if wl == "perceptron":  # the first author's "perc200" (README "Lin & Li")
+        if wl == "perceptron":  # the first author's "perc200" (docs/papers/lin_li.md)
             assert m.params["max_run"] == 200
             assert m.params["zero_error"] == "continue"
 
@@ -100,7 +100,7 @@ def test_every_cell_has_exactly_one_published_value(spec):
 def test_reference_copies_equal_the_shared_csvs():
     shared = ROOT.parent / "shared" / "reference"
     if not shared.is_dir():
-        pytest.skip("shared/reference not beside the checkout")
+        pytest.skip("the reference folder is not beside the checkout")
     for k in (1, 2):
         ours = ROOT / "experiments" / "reference" / f"lin_li_table{k}.csv"
         assert ours.read_bytes() == (shared / f"lin_li_table{k}.csv").read_bytes()
@@ -114,7 +114,7 @@ def test_label_noise_flips_exactly_ten_percent_of_training_labels_only(label):
     for index in range(3):
         noisy = make_realisation(ds.name, ds.options, spec.protocol, index, seed=0)
         clean = make_realisation(ds.name, clean_opts, spec.protocol, index, seed=0)
-        # same sample, so the flips are the only difference (PROTOCOLS §2(c))
+        # same sample, so the flips are the only difference (Lin & Li's 10 % noise)
         assert np.array_equal(noisy.X_train, clean.X_train)
         assert np.array_equal(noisy.X_test, clean.X_test)
         flipped = np.flatnonzero(noisy.y_train != clean.y_train)

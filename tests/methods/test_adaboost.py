@@ -1,4 +1,4 @@
-"""AdaBoost (METHODS.md §4.1-§4.2) against an independent reference and its §4.4 invariants."""
+"""AdaBoost against an independent reference and its invariants (docs/methods/adaboost.md)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def test_matches_textbook_reference(seed: int) -> None:
 
 
 def test_weight_invariants_per_round() -> None:
-    """Σ d = 1, and the weighted error of h_t under d_{t+1} is exactly ½ (§4.4 invariant 2)."""
+    """Σ d = 1, and the weighted error of h_t under d_{t+1} is exactly ½."""
     X, y = data(1)
     y_pm = 2.0 * y - 1.0
     full = AdaBoost(12).fit(X, y)
@@ -82,7 +82,7 @@ def test_weight_invariants_per_round() -> None:
 
 
 def test_training_error_bound_and_trace() -> None:
-    """train error after t rounds ≤ Π_s 2√(ε_s(1 − ε_s)) (§4.4 invariant 3)."""
+    """train error after t rounds ≤ Π_s 2√(ε_s(1 − ε_s))."""
     X, y = data(2, flip=0.2)
     est = AdaBoost(60).fit(X, y)
     eps = np.array(est.trace_["weighted_error"])

@@ -1,5 +1,5 @@
-"""AdaBoost.ECC invariants (METHODS.md §6): optimal leaves vs scipy, ΣD = 1, and K = 2 equals a
-Real AdaBoost with two-leaf stumps written here from scratch."""
+"""AdaBoost.ECC invariants (docs/methods/adaboost.md): optimal leaves vs scipy, ΣD = 1, and K = 2
+equals a Real AdaBoost with two-leaf stumps written here from scratch."""
 
 import numpy as np
 import pytest

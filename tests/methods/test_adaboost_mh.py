@@ -1,5 +1,5 @@
-"""AdaBoost.MH invariants (METHODS.md §5): brute-force stump search, Z_t = √(1 − r²), ΣD = 1,
-Hamming loss ≤ Π Z_t."""
+"""AdaBoost.MH invariants (docs/methods/adaboost.md): brute-force stump search, Z_t = √(1 − r²), ΣD
+= 1, Hamming loss ≤ Π Z_t."""
 
 import itertools
 

@@ -1,4 +1,4 @@
-"""CGENS invariants (METHODS.md §1.3) against independent computations."""
+"""CGENS invariants (docs/methods/column_generation.md) against independent computations."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_claim_4_1_gap_identity_and_greedy_choice_by_enumeration():
         selected = np.array([np.any(np.abs(H_W.T @ c) == len(c)) for c in H_full.T])
         primal = 0.5 * w @ w + C * np.maximum(0, 1 - ys * (H_W @ w + b)).sum()
         full_dual = alpha.sum() - 0.5 * s @ s  # (2)/(9) on all canonical columns
-        gap = 0.5 * (s[~selected] ** 2).sum()  # Claim 4.1 (absolute value, §16)
+        gap = 0.5 * (s[~selected] ** 2).sum()  # Claim 4.1 (absolute value)
         assert primal - full_dual == pytest.approx(gap, abs=1e-8)
         assert est.trace_["gap"][t] == pytest.approx(gap, abs=1e-8)
         if t + 1 < len(est.rec_):  # the next pick maximises |s_j| over the unselected columns

@@ -1,4 +1,4 @@
-"""CGENS-SLS (METHODS.md §2.4): closed form vs a direct ridge solve, KKT, pricing (13) vs brute
+"""CGENS-SLS: closed form vs a direct ridge solve, KKT, pricing (13) vs brute
 force over canonical stumps, Sherman–Morrison vs Woodbury, monotone objective, decoding (15)."""
 
 import numpy as np

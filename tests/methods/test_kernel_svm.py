@@ -1,4 +1,5 @@
-"""SVM-Stump / SVM-Perc / SVM-Gauss (METHODS.md §10): kernels, kernel reuse, §10.6 invariants."""
+"""SVM-Stump / SVM-Perc / SVM-Gauss : kernels, kernel reuse, invariants
+(docs/methods/infinite_ensembles.md)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def data(seed: int = 0, m: int = 60, D: int = 4):
 
 
 def definition(cls: type, x: np.ndarray, z: np.ndarray, gamma: float, delta: float) -> float:
-    """The kernel of §10.1 for one pair, written out elementwise."""
+    """The kernel for one pair, written out elementwise."""
     diff = [float(a - b) for a, b in zip(x, z)]
     if cls is SVMStump:
         return delta - sum(abs(t) for t in diff)
@@ -99,7 +100,7 @@ def test_dual_solution_equals_cvxpy_qp() -> None:
 
 @pytest.mark.parametrize("cls", [SVMStump, SVMPerc])
 def test_delta_shift_invariance(cls: type) -> None:
-    """§10.6 invariant 1: Δ − ‖·‖ and −‖·‖ give the same decision values (Theorems 2 and 5)."""
+    """Δ − ‖·‖ and −‖·‖ give the same decision values (Theorems 2 and 5)."""
     X, y = data(4, m=80)
     Xt, _ = data(5, m=30)
     delta_s = 0.5 * np.sum(X.max(axis=0) - X.min(axis=0))
@@ -111,7 +112,7 @@ def test_delta_shift_invariance(cls: type) -> None:
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_scaling_kernel_equals_scaling_c(cls: type) -> None:
-    """§10.6 invariant 2: (s·K, C) and (K, s·C) give the same decision values.
+    """(s·K, C) and (K, s·C) give the same decision values.
 
     The dual is strictly convex on the feasible set, so both runs converge to the same λ; they
     differ only through libsvm's kernel cache, which holds Q in single precision (``Qfloat``).
@@ -128,17 +129,17 @@ def test_scaling_kernel_equals_scaling_c(cls: type) -> None:
 
 
 def test_monte_carlo_perceptron_ensemble_matches_perceptron_kernel() -> None:
-    """§10.6 invariant 3: mean h(x)h(x′) over 20,000 random perceptrons = 1 − c_D‖x − x′‖₂/R."""
+    """mean h(x)h(x′) over 20,000 random perceptrons = 1 − c_D‖x − x′‖₂/R."""
     rng = np.random.default_rng(12)
     D = 3
     X = rng.uniform(-1, 1, size=(6, D))
     R = np.linalg.norm(X, axis=1).max()
     theta = rng.normal(size=(20_000, D))
-    theta /= np.linalg.norm(theta, axis=1, keepdims=True)  # uniform on the sphere (§0.2)
+    theta /= np.linalg.norm(theta, axis=1, keepdims=True)  # uniform on the sphere
     kappa = rng.uniform(-R, R, size=20_000)
     Hp = np.where(X @ theta.T - kappa >= 0, 1.0, -1.0)
     empirical = Hp @ Hp.T / theta.shape[0]
-    c_D = np.exp(gammaln(D / 2) - gammaln((D + 1) / 2)) / np.sqrt(np.pi)  # E|θ₁|   (§0.5)
+    c_D = np.exp(gammaln(D / 2) - gammaln((D + 1) / 2)) / np.sqrt(np.pi)  # E|θ₁|
     est = SVMPerc()
     K = est.gram_from_base(est.base_matrix(X, X))  # −‖x − x′‖₂
     np.testing.assert_allclose(empirical, 1 + c_D * K / R, atol=0.02)
@@ -160,7 +161,7 @@ def test_monte_carlo_stump_ensemble_matches_stump_kernel() -> None:
 
 @pytest.mark.parametrize("cls", [SVMPerc, SVMStump])
 def test_distance_kernels_are_conditionally_pd_but_not_psd(cls: type) -> None:
-    """§10.3: on distinct points PᵀKP ≻ 0 with P spanning 1^⊥, while K itself is indefinite."""
+    """on distinct points PᵀKP ≻ 0 with P spanning 1^⊥, while K itself is indefinite."""
     X = np.random.default_rng(14).normal(size=(25, 3))
     est = cls()
     K = est.gram_from_base(est.base_matrix(X, X))

@@ -1,4 +1,4 @@
-"""LPBoost invariants (METHODS.md §3.3), C-form and ν-form, against scipy.optimize.linprog and
+"""LPBoost invariants, C-form and ν-form, against scipy.optimize.linprog and
 across back ends."""
 
 from __future__ import annotations

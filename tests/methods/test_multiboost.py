@@ -1,4 +1,4 @@
-"""MultiBoost (METHODS.md §8.4): restricted-solve KKT, monotone objective, the optimum on the
+"""MultiBoost: restricted-solve KKT, monotone objective, the optimum on the
 selected columns vs cvxpy (exp cone), pricing (6) vs brute force, λ by the KKT conditions (5)."""
 
 import cvxpy as cp

@@ -1,4 +1,4 @@
-"""RFF + linear SVM (METHODS.md §11): the kernel approximation, parameterisations, and the SVM."""
+"""RFF + linear SVM: the kernel approximation, parameterisations, and the SVM."""
 
 import numpy as np
 import pytest

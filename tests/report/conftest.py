@@ -117,8 +117,8 @@ def add_cell() -> Callable[..., None]:
     return _add_cell
 
 
-# copied from shared/reference/lin_li_table1.csv (twonorm, twonorm-n, threenorm; the long `note`
-# column left out)
+# copied from experiments/reference/lin_li_table1.csv (twonorm, twonorm-n, threenorm; the long
+# `note` column left out)
 LIN_LI_ROWS = """\
 dataset,method,paper_header,T,metric,mean,spread,spread_kind,n_runs
 twonorm,SVM-Stump,SVM-Stump,,test_error_pct,2.86,0.04,stderr,100

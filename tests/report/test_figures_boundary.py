@@ -42,7 +42,7 @@ def test_bayes_decision_equals_the_density_comparison(d):
 def test_bayes_error_of_20d_threenorm_is_breimans_10_5_percent():
     X, y = threenorm(200_000, np.random.default_rng(0), d=20)
     err = np.mean(threenorm_bayes_decision(X) != y)
-    assert err == pytest.approx(0.105, abs=0.003)  # PROTOCOLS §2(b): 10.47% by Monte Carlo
+    assert err == pytest.approx(0.105, abs=0.003)  # 2-D threenorm Bayes: 10.47% (MC)
 
 
 def test_bayes_rule_beats_a_shifted_rule_on_2d():

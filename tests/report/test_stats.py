@@ -84,15 +84,16 @@ def test_row_ranks_average_ties_hand_example():
 
 
 def test_row_ranks_competition_rule_of_protocols():
-    # PROTOCOLS §5: equal means ordered by the smaller std; identical pairs share the lower rank
+    # the ExRM paper's Table 1 rule: equal means ordered by the smaller std; identical pairs share
+    # the lower rank
     means = [17.17, 17.17, 16.0, 24.47, 24.47, 30.0]
     stds = [1.25, 2.30, 1.0, 0.89, 0.89, 0.5]
     np.testing.assert_array_equal(row_ranks(means, stds, rule="competition"), [2, 3, 1, 4, 4, 6])
 
 
-# rows copied from shared/reference/exrm_table1.csv (dataset, method, n_base, mean, spread, rank):
-# the ranks printed in the ExRM paper, with ties on the mean (heart, sonar) and on mean and std
-# (diabetes DRM)
+# rows copied from the published exrm_table1.csv reference (dataset, method, n_base, mean, spread,
+# rank): the ranks printed in the ExRM paper, with ties on the mean (heart, sonar) and on mean and
+# std (diabetes DRM)
 EXRM_ROWS = """dataset,method,n_base,mean,spread,rank
 diabetes,L1-ExRM,10,24.73,1.44,4
 sonar,L1-ExRM,10,23.62,3.64,4

@@ -1,4 +1,5 @@
-"""Sherman–Morrison (20) and the Woodbury form against the direct inverse (METHODS.md §2.4)."""
+"""Sherman–Morrison (20) and the Woodbury form against the direct inverse
+(docs/methods/column_generation.md)."""
 
 import numpy as np
 import pytest

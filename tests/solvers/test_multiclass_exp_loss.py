@@ -1,4 +1,4 @@
-"""The exponential-loss multi-class problem (2): loss, λ (5), gradient, L-BFGS-B vs cvxpy (§8.4)."""
+"""The exponential-loss multi-class problem (2): loss, λ (5), gradient, L-BFGS-B vs cvxpy."""
 
 import cvxpy as cp
 import numpy as np

@@ -1,4 +1,5 @@
-"""Simplex coding and the SLS closed form (11) against independent computations (METHODS §2.4)."""
+"""Simplex coding and the SLS closed form (11) against independent computations
+(docs/methods/column_generation.md)."""
 
 import numpy as np
 import pytest

@@ -27,7 +27,7 @@ def test_pick_is_the_brute_force_best_of_the_same_candidates():
 
 
 def test_monte_carlo_mean_is_half_the_gaussian_kernel():
-    """E[h(x)h(x')] = ½ exp(−||x − x'||²/(2σ²)) (METHODS §0.3)."""
+    """E[h(x)h(x')] = ½ exp(−||x − x'||²/(2σ²)) for θ ~ N(0, σ⁻²I), κ ~ U[0, 2π]."""
     rng = np.random.default_rng(1)
     X = rng.normal(size=(25, 3))
     sigma = 1.3

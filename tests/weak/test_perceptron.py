@@ -64,7 +64,8 @@ def test_sampling_law_and_seeded_reproducibility():
 
 
 def test_monte_carlo_mean_is_the_perceptron_kernel():
-    """E[h(x)h(x')] = 1 − c_D·||x − x'||/R with c_D = Γ(D/2)/(√π Γ((D+1)/2)) (METHODS §0.5)."""
+    """E[h(x)h(x')] = 1 − c_D·||x − x'||/R with c_D = Γ(D/2)/(√π Γ((D+1)/2))
+    (docs/methods/infinite_ensembles.md)."""
     rng = np.random.default_rng(4)
     D = 3
     X = rng.uniform(-1, 1, size=(30, D))

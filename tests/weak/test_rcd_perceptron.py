@@ -1,4 +1,4 @@
-"""RCD perceptron (METHODS §4.3) against brute force and the invariants of §4.4."""
+"""RCD perceptron against brute force and its invariants (docs/methods/adaboost.md)."""
 
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ def test_rcd_directions_follow_the_bias_first_cycles():
     dirs = rcd_directions(d, max_run, np.random.default_rng(0))
     assert dirs.shape == (max_run, d + 1)
     for r in range(max_run):
-        c = (r + d) % (d + 1)  # METHODS §4.3 step 2.1
+        c = (r + d) % (d + 1)  # a cycle opens with the bias direction
         if c == d:
             assert np.array_equal(dirs[r], np.eye(d + 1)[d])
         else:
@@ -373,7 +373,8 @@ def test_adaboost_perc_is_deterministic_under_a_seed():
 
 
 def test_adaboost_perc_equals_a_hand_written_adaboost_over_rcd():
-    """METHODS §4.1 written out independently with train_rcd_perceptron and the same generator."""
+    """Discrete AdaBoost written out independently with train_rcd_perceptron and the same
+    generator."""
     from kernbench.methods import AdaBoost
 
     X, y = _xor_ish(1)
@@ -402,14 +403,14 @@ def test_adaboost_perc_equals_a_hand_written_adaboost_over_rcd():
     assert np.allclose(model.estimator_weights_, alphas, rtol=1e-10)
     assert np.allclose(model.decision_function(X), F, rtol=1e-10)
     assert np.all(np.array(model.trace_["weighted_error"]) < 0.5)
-    # training error ≤ Π_t 2√(ε_t(1 − ε_t))  (§4.4.3)
+    # training error ≤ Π_t 2√(ε_t(1 − ε_t))
     eps = np.array(model.trace_["weighted_error"])
     train_err = np.mean(model.predict(X) != y)
     assert train_err <= np.prod(2 * np.sqrt(eps * (1 - eps))) + 1e-12
 
 
 def test_adaboost_perc_negates_a_perceptron_worse_than_chance(monkeypatch):
-    """A base learner with weighted error > ½ enters the ensemble negated (§4.1 step 2.2)."""
+    """A base learner with weighted error > ½ enters the ensemble negated."""
     import kernbench.weak.rcd_perceptron as rcd
     from kernbench.methods import AdaBoost
 

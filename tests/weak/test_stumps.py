@@ -1,6 +1,6 @@
 """The stump oracle against brute force over every (feature, threshold, sign).
 
-METHODS.md §0.1 and §4.4 invariant 4.
+The oracle is described in docs/methods/column_generation.md.
 """
 
 from __future__ import annotations
