@@ -254,3 +254,15 @@ def test_reuse_copies_identical_cells_from_another_store_and_computes_the_rest(t
     assert not {r["cell_id"] for r in new if r["method"] == "AdaBoost"} & set(old)
     res = runner.invoke(app, [*args, "--reuse", str(tmp_path / "nowhere")])
     assert res.exit_code == 2 and "--reuse" in res.output
+
+
+def test_the_command_line_imports_no_heavy_library():
+    """`kernbench --help` stays fast: importing the CLI loads neither scikit-learn, scipy nor
+    pandas (they are imported by the verbs that need them)."""
+    code = (
+        "import sys, kernbench.cli; "
+        "print(sorted(m for m in ('sklearn', 'scipy', 'pandas', 'cvxpy', 'numba') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

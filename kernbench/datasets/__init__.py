@@ -11,32 +11,51 @@ The runner's entry points (docs/DESIGN.md §3)::
 See docs/datasets.md for the catalogue, the protocols and how to add a dataset.
 """
 
-from kernbench.datasets.catalog import (
-    DatasetEntry,
-    RawFile,
-    get_dataset,
-    list_datasets,
-    register_entry,
-    resolve_options,
-    validate_options,
-)
-from kernbench.datasets.fetch import (
-    data_home,
-    ensure_available,
-    fetch_datasets,
-    mirror_root,
-    verify_cache,
-)
-from kernbench.datasets.realisation import (
-    Realisation,
-    RealisationUnavailable,
-    available_realisations,
-    dataset_fingerprint,
-    make_realisation,
-)
-from kernbench.datasets.recipes import load_pool
+import importlib
+from typing import Any
 
-__all__ = [
+#: public name -> the submodule defining it; imported on first use, so that importing
+#: ``kernbench.datasets`` (and the command line, ``kernbench --help``) stays cheap
+_EXPORTS = {
+    **dict.fromkeys(
+        (
+            "DatasetEntry",
+            "RawFile",
+            "get_dataset",
+            "list_datasets",
+            "register_entry",
+            "resolve_options",
+            "validate_options",
+        ),
+        "catalog",
+    ),
+    **dict.fromkeys(
+        ("data_home", "ensure_available", "fetch_datasets", "mirror_root", "verify_cache"), "fetch"
+    ),
+    **dict.fromkeys(
+        (
+            "Realisation",
+            "RealisationUnavailable",
+            "available_realisations",
+            "dataset_fingerprint",
+            "make_realisation",
+        ),
+        "realisation",
+    ),
+    "load_pool": "recipes",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kernbench.datasets' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"kernbench.datasets.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [  # noqa: F822 (resolved by __getattr__)
     "DatasetEntry",
     "RawFile",
     "Realisation",

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_svmlight_file
 
 from kernbench.errors import DataError
 
@@ -191,5 +190,7 @@ def read_libsvm(path: str | Path, n_features: int | None = None) -> tuple[np.nda
                 float(val)
         except ValueError as exc:
             raise DataError(f"{path}:{lineno}: malformed LIBSVM line ({exc})") from None
+    from sklearn.datasets import load_svmlight_file  # imported here: scikit-learn is slow to load
+
     X, y = load_svmlight_file(io.BytesIO(data), n_features=n_features)
     return np.asarray(X.toarray(), dtype=np.float64), np.asarray(y, dtype=np.float64)
