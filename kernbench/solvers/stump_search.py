@@ -1,0 +1,123 @@
+"""Compiled kernels of the decision-stump oracle (kernbench.weak.stumps).
+
+Two searches over the candidate thresholds of every feature d, each returning, for every
+candidate, the score Σ_i g_i sign(x_id − t) = G − 2·G_<(t) with G = Σ_i g_i and G_<(t) the sum of
+the weights of the points below the threshold:
+
+- :func:`presorted_scores` (exact): the points of each feature were sorted once when the space was
+  built; one pass per feature accumulates g in that order and writes G − 2·(running sum) at every
+  cut between distinct values. The running sum is the same left-to-right sum ``np.cumsum`` takes,
+  so the scores are bitwise those of the vectorised gather + cumsum formulation.
+- :func:`binned_scores` (histogram): every value was replaced by its bin code once; one pass over
+  the rows adds g_i to its bin of every feature, then the bins' prefix sums give the scores at the
+  bin boundaries. O(m·D + D·B) per call and no random access into g.
+
+Plus :func:`first_near_max`, the oracle's tie rule: the first candidate whose |score| is within
+``tol`` of the maximum.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def first_near_max(s, tol):  # pragma: no cover - numba
+    """Index of the first entry with |s_j| ≥ max_j |s_j| − tol (``s`` non-empty): the oracle's tie
+    rule ``np.argmax(np.abs(s) >= np.abs(s).max() - tol)`` in one pass.
+
+    Invariant: M is the maximum so far and c the first index within ``tol`` of it; when M grows,
+    c moves forward to the first entry within ``tol`` of the new M (no earlier entry can be), so
+    c never moves back and the pass costs O(len(s)).
+    """
+    M = -np.inf
+    c = 0
+    for j in range(s.shape[0]):
+        a = abs(s[j])
+        if a > M:
+            M = a
+            while abs(s[c]) < M - tol:
+                c += 1
+    return c
+
+
+@numba.njit(cache=True)
+def presorted_scores(g, order, offsets, cut_mask, G, n_const, out):  # pragma: no cover - numba
+    """Exact scores of every stump candidate for the weights ``g`` (shape (m,)), into ``out``.
+
+    Parameters
+    ----------
+    g : float64 array (m,)
+    order : int array (D, m)
+        ``order[d]`` sorts feature d (stable).
+    offsets : int64 array (D + 1,)
+        Candidates of feature d are split candidates ``offsets[d]:offsets[d + 1]``.
+    cut_mask : uint8 array (D, m)
+        1 where a cut follows sorted position r of feature d (a distinct value comes next).
+    G : float
+        Σ_i g_i.
+    n_const : int
+        1 when ``out[0]`` is the constant candidate (score G), else 0.
+    out : float64 array (n_const + n_split,)
+    """
+    D = order.shape[0]
+    if n_const:
+        out[0] = G
+    for d in range(D):
+        k = offsets[d] + n_const
+        stop = offsets[d + 1] + n_const
+        # branch-free: every position writes the running score into the current slot, which is
+        # final once the next cut moves on to the following slot
+        r = 0
+        acc = 0.0
+        while k < stop:
+            acc += g[order[d, r]]
+            out[k] = G - 2.0 * acc  # score = G − 2·G_<(t)
+            k += cut_mask[d, r]
+            r += 1
+
+
+@numba.njit(cache=True)
+def presorted_scores_many(g, order, offsets, cut_mask, G, n_const, out):  # pragma: no cover
+    """:func:`presorted_scores` for K weight vectors at once: ``g`` (m, K), ``G`` (K,), ``out``
+    (n_const + n_split, K); no tie index."""
+    D = order.shape[0]
+    K = g.shape[1]
+    acc = np.empty(K)
+    if n_const:
+        for c in range(K):
+            out[0, c] = G[c]
+    for d in range(D):
+        k = offsets[d] + n_const
+        stop = offsets[d + 1] + n_const
+        acc[:] = 0.0
+        r = 0
+        while k < stop:
+            i = order[d, r]
+            for c in range(K):
+                acc[c] += g[i, c]
+                out[k, c] = G[c] - 2.0 * acc[c]
+            k += cut_mask[d, r]
+            r += 1
+
+
+@numba.njit(cache=True)
+def binned_scores(g, codes, offsets, G, n_const, hist, out):  # pragma: no cover - numba
+    """Histogram scores: ``codes`` (m, D) bin codes, feature d has ``offsets[d+1] − offsets[d]``
+    cuts (one bin more); ``hist`` (D, B) is scratch space; ``out`` as in
+    :func:`presorted_scores`.
+    """
+    m, D = codes.shape
+    hist[:, :] = 0.0
+    for i in range(m):
+        gi = g[i]
+        for d in range(D):
+            hist[d, codes[i, d]] += gi
+    if n_const:
+        out[0] = G
+    for d in range(D):
+        acc = 0.0
+        for k in range(offsets[d], offsets[d + 1]):
+            acc += hist[d, k - offsets[d]]
+            out[n_const + k] = G - 2.0 * acc
