@@ -40,7 +40,7 @@ _C1, _C2, _C3 = 4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015
 _C4, _C5, _C6 = -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", fastmath={"contract"})
 def _cos(x):  # pragma: no cover - numba
     """cos(x) for |x| ≤ COS_ARG_LIMIT, branch-free (see the module docstring)."""
     fn = np.rint(x * _TWO_OVER_PI)
@@ -53,7 +53,7 @@ def _cos(x):  # pragma: no cover - numba
     return value if ((q + 1) & 2) == 0 else -value
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, fastmath={"contract"})
 def cos_column_sums(Z, kappa, g, out):  # pragma: no cover - numba
     """out[p] = Σ_i g_i cos(Z[i, p] − kappa[p]) for a C-contiguous block Z (m × P)."""
     m, P = Z.shape
@@ -77,7 +77,7 @@ def sign_column_sums(Z, kappa, g, out):  # pragma: no cover - numba
             out[p] += gi if row[p] - kappa[p] >= 0.0 else -gi
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, fastmath={"contract"})
 def cos_values(x, out):  # pragma: no cover - numba
     """out = cos(x) elementwise with the polynomial cosine (for tests of its accuracy)."""
     for j in range(x.shape[0]):
