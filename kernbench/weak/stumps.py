@@ -209,17 +209,20 @@ class StumpSpace:
         else:
             self._codes = np.empty((m, D), dtype=np.uint8 if self.max_bins <= 256 else np.uint16)
             for d in range(D):
-                u, counts = np.unique(X[:, d], return_counts=True)
-                if u.size <= self.max_bins:
-                    j = np.arange(u.size - 1)
-                else:  # cut after the distinct value holding each B-quantile of the sorted column
+                o = np.argsort(X[:, d])  # any order of ties: equal values share a bin
+                v = X[o, d]
+                last = np.flatnonzero(v[1:] > v[:-1])  # sorted positions ending a distinct run
+                if last.size < self.max_bins:  # at most B distinct values: every cut
+                    cuts = last
+                else:  # the cut after the distinct value holding each B-quantile
                     q = np.arange(1, self.max_bins) * (m / self.max_bins)
-                    j = np.unique(np.searchsorted(np.cumsum(counts), q, side="left"))
-                    j = j[j < u.size - 1]
-                t = _midpoints(u[j], u[j + 1])
-                self._codes[:, d] = np.searchsorted(t, X[:, d], side="right")  # #{t_k ≤ x}
-                cut_pos.append(j)
-                thresholds.append(t)
+                    j = np.unique(np.searchsorted(last + 1, q, side="left"))  # last+1: #{x ≤ u_j}
+                    cuts = last[j[j < last.size]]
+                code_sorted = np.zeros(m, dtype=np.intp)
+                code_sorted[cuts + 1] = 1
+                self._codes[o, d] = np.cumsum(code_sorted)  # #{t_k ≤ x}
+                cut_pos.append(cuts)
+                thresholds.append(_midpoints(v[cuts], v[cuts + 1]))
         counts_per_feature = np.array([c.size for c in cut_pos], dtype=np.int64)
         self._offsets = np.concatenate([[0], np.cumsum(counts_per_feature)]).astype(np.int64)
         self._cut_pos = np.concatenate(cut_pos) if cut_pos else np.empty(0, dtype=np.int32)
