@@ -13,7 +13,7 @@ the weights of the points below the threshold:
   bin boundaries. O(m·D + D·B) per call and no random access into g.
 
 Plus :func:`first_near_max`, the oracle's tie rule: the first candidate whose |score| is within
-``tol`` of the maximum.
+``tol`` of the maximum (:func:`presorted_scores` returns it too, without a second pass).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def first_near_max(s, tol):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def presorted_scores(g, order, offsets, cut_mask, G, n_const, out):  # pragma: no cover - numba
+def presorted_scores(g, order, offsets, cut_mask, G, n_const, tol, out):  # pragma: no cover
     """Exact scores of every stump candidate for the weights ``g`` (shape (m,)), into ``out``.
 
     Parameters
@@ -59,23 +59,55 @@ def presorted_scores(g, order, offsets, cut_mask, G, n_const, out):  # pragma: n
         Σ_i g_i.
     n_const : int
         1 when ``out[0]`` is the constant candidate (score G), else 0.
-    out : float64 array (n_const + n_split,)
+    tol : float
+        Tie tolerance of the returned index.
+    out : float64 array (n_const + n_split,), non-empty
+
+    Returns
+    -------
+    int
+        ``first_near_max(out, tol)``, found without a second pass over ``out``: the largest
+        |score| of a feature comes from the smallest or the largest running sum at its cuts
+        (rounding is monotone), so only the first feature reaching the maximum is scanned.
     """
     D = order.shape[0]
+    feature_max = np.full(D, -np.inf)
+    M = -np.inf
     if n_const:
         out[0] = G
+        M = abs(G)
     for d in range(D):
         k = offsets[d] + n_const
         stop = offsets[d + 1] + n_const
+        if k == stop:
+            continue
         # branch-free: every position writes the running score into the current slot, which is
         # final once the next cut moves on to the following slot
         r = 0
         acc = 0.0
+        lo = np.inf
+        hi = -np.inf
         while k < stop:
             acc += g[order[d, r]]
             out[k] = G - 2.0 * acc  # score = G − 2·G_<(t)
-            k += cut_mask[d, r]
+            cut = cut_mask[d, r]
+            if cut and acc < lo:
+                lo = acc
+            if cut and acc > hi:
+                hi = acc
+            k += cut
             r += 1
+        feature_max[d] = max(abs(G - 2.0 * lo), abs(G - 2.0 * hi))
+        M = max(M, feature_max[d])
+    floor = M - tol
+    if n_const and abs(G) >= floor:
+        return 0
+    for d in range(D):
+        if feature_max[d] >= floor:
+            for j in range(offsets[d] + n_const, offsets[d + 1] + n_const):
+                if abs(out[j]) >= floor:
+                    return j
+    return 0
 
 
 @numba.njit(cache=True)

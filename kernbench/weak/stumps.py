@@ -273,14 +273,18 @@ class StumpSpace:
                 out[:, k] = column
         return out
 
-    def _scores_into(self, g: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """1-D scores into ``out``: score = G − 2·G_<(t)   (§0.1)."""
+    def _scores_into(self, g: np.ndarray, out: np.ndarray, tol: float = 0.0) -> int:
+        """1-D scores into ``out`` (score = G − 2·G_<(t), §0.1); returns the first candidate whose
+        |score| is within ``tol`` of the maximum (the tie rule; 0 when there is no candidate)."""
         G = float(g.sum())
+        if out.size == 0:
+            return 0
         if self.max_bins is None:
-            presorted_scores(g, self._order, self._offsets, self._cut_mask, G, self._n_const, out)
-        else:
-            binned_scores(g, self._codes, self._offsets, G, self._n_const, self._hist, out)
-        return out
+            return presorted_scores(
+                g, self._order, self._offsets, self._cut_mask, G, self._n_const, tol, out
+            )
+        binned_scores(g, self._codes, self._offsets, G, self._n_const, self._hist, out)
+        return first_near_max(out, tol)
 
     # ------------------------------------------------------------------ candidates
     def _feature_of(self, index: int) -> tuple[int, int]:
@@ -349,7 +353,9 @@ class StumpSpace:
             raise SpaceExhaustedError(
                 "no stump candidates: every feature is constant and include_constant=False"
             )
-        return self._pick(self._scores_into(g, self._buffer), g, exclude)
+        tol = TIE_RTOL * float(np.abs(g).sum())
+        index = self._scores_into(g, self._buffer, tol)
+        return self._pick(self._buffer, g, exclude, None if exclude else index)
 
     def best_many(
         self,
@@ -376,7 +382,10 @@ class StumpSpace:
                 raise ValueError(f"exclude has {len(excl)} entries for {K} columns of G")
         return [self._pick(S[:, k], G[:, k], excl[k]) for k in range(K)]
 
-    def _pick(self, s: np.ndarray, g: np.ndarray, exclude: ColumnSet | None) -> Pick:
+    def _pick(
+        self, s: np.ndarray, g: np.ndarray, exclude: ColumnSet | None, index: int | None = None
+    ) -> Pick:
+        """The pick from the scores ``s`` (``index``: the tie rule's answer, when known)."""
         if s.size == 0:
             raise SpaceExhaustedError(
                 "no stump candidates: every feature is constant and include_constant=False"
@@ -384,7 +393,7 @@ class StumpSpace:
         tol = TIE_RTOL * float(np.abs(g).sum())
         if exclude:
             index = self._first_not_excluded(np.abs(s), tol, exclude)
-        else:
+        elif index is None:
             index = int(first_near_max(s, tol))  # the first of the (near-)ties
         sign = 1 if s[index] >= 0 else -1
         column = sign * self.column(index)

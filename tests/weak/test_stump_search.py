@@ -207,3 +207,17 @@ def test_first_near_max_is_the_vectorised_tie_rule(seed: int) -> None:
     for tol in (0.0, 1e-12, 0.5):
         a = np.abs(s)
         assert first_near_max(s, tol) == int(np.argmax(a >= a.max() - tol))
+
+
+@pytest.mark.parametrize("include_constant", [False, True])
+@pytest.mark.parametrize("seed", range(8))
+def test_the_fused_tie_index_is_the_tie_rule_over_the_written_scores(seed, include_constant):
+    X = tied_data(seed, m=40)
+    rng = np.random.default_rng(seed)
+    space = StumpSpace(X, include_constant=include_constant)
+    for g in (rng.normal(size=40), rng.integers(-1, 2, size=40).astype(float), np.zeros(40)):
+        for tol in (0.0, 1e-12, 0.3, 5.0):
+            out = np.empty(space.n_candidates)
+            index = space._scores_into(g, out, tol)
+            assert index == first_near_max(out, tol)
+            np.testing.assert_array_equal(out, space.scores(g))
