@@ -7,8 +7,8 @@ Two cases, each on one data set, every method in the same process, one warm-up f
   search) vs ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=1))``.
 - ``1e5x50`` (twonorm, d = 50, 100 rounds): kernbench ``AdaBoost`` exact and binned
   (``max_bins=256``) vs ``HistGradientBoostingClassifier(max_leaf_nodes=2)`` (binned, one split
-  per tree, OpenMP threads as given by ``--hgb-threads``) and, with ``--sklearn-large``, the
-  AdaBoostClassifier again.
+  per tree, with 1 and with 2 OpenMP threads by default: ``--hgb-threads``; ours is
+  single-threaded) and, with ``--sklearn-large``, the AdaBoostClassifier again.
 
 scikit-learn's AdaBoostClassifier is SAMME, which for two classes is discrete AdaBoost with α
 doubled (the ``algorithm`` argument is gone in scikit-learn >= 1.8). Every fit includes the
@@ -124,7 +124,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--case", default="5000x20,1e5x50")
-    parser.add_argument("--hgb-threads", type=int, default=2)
+    parser.add_argument("--hgb-threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument(
         "--sklearn-large", action="store_true", help="also time AdaBoostClassifier at 1e5 x 50"
     )
@@ -141,8 +141,9 @@ def main() -> None:
         fits = {
             OURS: lambda X, y: AdaBoost(n_estimators=100).fit(X, y),
             f"{OURS} max_bins=256": lambda X, y: AdaBoost(n_estimators=100, max_bins=256).fit(X, y),
-            f"sklearn HGB max_leaf_nodes=2 ({args.hgb_threads} thr)": hgb(100, args.hgb_threads),
         }
+        for threads in args.hgb_threads:
+            fits[f"sklearn HGB max_leaf_nodes=2 ({threads} thr)"] = hgb(100, threads)
         if args.sklearn_large:
             fits[SK_ADA] = sk_adaboost(100)
         rows += run_case("1e5x50", *data_large(), 100, fits, args.repeats)
