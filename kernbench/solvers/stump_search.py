@@ -43,7 +43,9 @@ def first_near_max(s, tol):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def presorted_scores(g, order, offsets, cut_mask, G, n_const, tol, out):  # pragma: no cover
+def presorted_scores(
+    g, order, offsets, cut_mask, G, n_const, tol, out, write=True
+):  # pragma: no cover
     """Exact scores of every stump candidate for the weights ``g`` (shape (m,)), into ``out``.
 
     Parameters
@@ -62,6 +64,10 @@ def presorted_scores(g, order, offsets, cut_mask, G, n_const, tol, out):  # prag
     tol : float
         Tie tolerance of the returned index.
     out : float64 array (n_const + n_split,), non-empty
+    write : bool
+        False: only ``out[index]`` is written (the oracle needs no other score; saves the
+        memory traffic of writing them all); the first feature reaching the maximum is then
+        scanned by recomputing its running sums, which gives bitwise the same scores.
 
     Returns
     -------
@@ -89,7 +95,8 @@ def presorted_scores(g, order, offsets, cut_mask, G, n_const, tol, out):  # prag
         hi = -np.inf
         while k < stop:
             acc += g[order[d, r]]
-            out[k] = G - 2.0 * acc  # score = G − 2·G_<(t)
+            if write:
+                out[k] = G - 2.0 * acc  # score = G − 2·G_<(t)
             cut = cut_mask[d, r]
             if cut and acc < lo:
                 lo = acc
@@ -104,9 +111,23 @@ def presorted_scores(g, order, offsets, cut_mask, G, n_const, tol, out):  # prag
         return 0
     for d in range(D):
         if feature_max[d] >= floor:
-            for j in range(offsets[d] + n_const, offsets[d + 1] + n_const):
-                if abs(out[j]) >= floor:
-                    return j
+            k = offsets[d] + n_const
+            stop = offsets[d + 1] + n_const
+            if write:
+                for j in range(k, stop):
+                    if abs(out[j]) >= floor:
+                        return j
+            r = 0
+            acc = 0.0
+            while k < stop:  # the same running sums again, compared at the cuts
+                acc += g[order[d, r]]
+                if cut_mask[d, r]:
+                    score = G - 2.0 * acc
+                    if abs(score) >= floor:
+                        out[k] = score
+                        return k
+                    k += 1
+                r += 1
     return 0
 
 

@@ -273,15 +273,18 @@ class StumpSpace:
                 out[:, k] = column
         return out
 
-    def _scores_into(self, g: np.ndarray, out: np.ndarray, tol: float = 0.0) -> int:
+    def _scores_into(
+        self, g: np.ndarray, out: np.ndarray, tol: float = 0.0, write: bool = True
+    ) -> int:
         """1-D scores into ``out`` (score = G − 2·G_<(t), §0.1); returns the first candidate whose
-        |score| is within ``tol`` of the maximum (the tie rule; 0 when there is no candidate)."""
+        |score| is within ``tol`` of the maximum (the tie rule; 0 when there is no candidate).
+        ``write=False`` (exact search): only that candidate's score is written."""
         G = float(g.sum())
         if out.size == 0:
             return 0
         if self.max_bins is None:
             return presorted_scores(
-                g, self._order, self._offsets, self._cut_mask, G, self._n_const, tol, out
+                g, self._order, self._offsets, self._cut_mask, G, self._n_const, tol, out, write
             )
         binned_scores(g, self._codes, self._offsets, G, self._n_const, self._hist, out)
         return first_near_max(out, tol)
@@ -354,8 +357,11 @@ class StumpSpace:
                 "no stump candidates: every feature is constant and include_constant=False"
             )
         tol = TIE_RTOL * float(np.abs(g).sum())
-        index = self._scores_into(g, self._buffer, tol)
-        return self._pick(self._buffer, g, exclude, None if exclude else index)
+        if exclude:  # every score is needed to walk down the ranking
+            self._scores_into(g, self._buffer, tol)
+            return self._pick(self._buffer, g, exclude)
+        index = self._scores_into(g, self._buffer, tol, write=False)
+        return self._pick(self._buffer, g, None, index)
 
     def best_many(
         self,

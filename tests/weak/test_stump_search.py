@@ -221,3 +221,6 @@ def test_the_fused_tie_index_is_the_tie_rule_over_the_written_scores(seed, inclu
             index = space._scores_into(g, out, tol)
             assert index == first_near_max(out, tol)
             np.testing.assert_array_equal(out, space.scores(g))
+            lean = np.full(space.n_candidates, np.nan)
+            assert space._scores_into(g, lean, tol, write=False) == index
+            assert lean[index] == out[index]  # the one score written, bitwise
