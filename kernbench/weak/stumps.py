@@ -220,7 +220,9 @@ class StumpSpace:
                     cuts = last[j[j < last.size]]
                 code_sorted = np.zeros(m, dtype=np.intp)
                 code_sorted[cuts + 1] = 1
-                self._codes[o, d] = np.cumsum(code_sorted)  # #{t_k ≤ x}
+                code = np.empty(m, dtype=self._codes.dtype)
+                code[o] = np.cumsum(code_sorted)  # #{t_k ≤ x}, scattered into a compact vector
+                self._codes[:, d] = code
                 cut_pos.append(cuts)
                 thresholds.append(_midpoints(v[cuts], v[cuts + 1]))
         counts_per_feature = np.array([c.size for c in cut_pos], dtype=np.int64)
