@@ -75,6 +75,13 @@ def presorted_scores(
         ``first_near_max(out, tol)``, found without a second pass over ``out``: the largest
         |score| of a feature comes from the smallest or the largest running sum at its cuts
         (rounding is monotone), so only the first feature reaching the maximum is scanned.
+
+    Notes
+    -----
+    Branch-free: every sorted position writes the running score into the current slot, which is
+    final once the next cut moves on to the following slot. Features go in pairs, two
+    independent running sums per loop step, so the latency of one floating-point addition per
+    element is paid once for two features; each sum is still taken left to right.
     """
     D = order.shape[0]
     feature_max = np.full(D, -np.inf)
@@ -82,30 +89,64 @@ def presorted_scores(
     if n_const:
         out[0] = G
         M = abs(G)
-    for d in range(D):
-        k = offsets[d] + n_const
-        stop = offsets[d + 1] + n_const
-        if k == stop:
-            continue
-        # branch-free: every position writes the running score into the current slot, which is
-        # final once the next cut moves on to the following slot
+    d = 0
+    while d < D:
+        pair = d + 1 < D
+        k0, s0 = offsets[d] + n_const, offsets[d + 1] + n_const
+        k1, s1 = (offsets[d + 1] + n_const, offsets[d + 2] + n_const) if pair else (0, 0)
+        a0, lo0, hi0 = 0.0, np.inf, -np.inf
+        a1, lo1, hi1 = 0.0, np.inf, -np.inf
         r = 0
-        acc = 0.0
-        lo = np.inf
-        hi = -np.inf
-        while k < stop:
-            acc += g[order[d, r]]
+        while k0 < s0 and k1 < s1:  # both features have cuts ahead: one step of each
+            a0 += g[order[d, r]]
+            a1 += g[order[d + 1, r]]
             if write:
-                out[k] = G - 2.0 * acc  # score = G − 2·G_<(t)
-            cut = cut_mask[d, r]
-            if cut and acc < lo:
-                lo = acc
-            if cut and acc > hi:
-                hi = acc
-            k += cut
+                out[k0] = G - 2.0 * a0  # score = G − 2·G_<(t)
+                out[k1] = G - 2.0 * a1
+            c0 = cut_mask[d, r]
+            c1 = cut_mask[d + 1, r]
+            if c0 and a0 < lo0:
+                lo0 = a0
+            if c0 and a0 > hi0:
+                hi0 = a0
+            if c1 and a1 < lo1:
+                lo1 = a1
+            if c1 and a1 > hi1:
+                hi1 = a1
+            k0 += c0
+            k1 += c1
             r += 1
-        feature_max[d] = max(abs(G - 2.0 * lo), abs(G - 2.0 * hi))
-        M = max(M, feature_max[d])
+        r0 = r
+        while k0 < s0:  # the rest of feature d
+            a0 += g[order[d, r0]]
+            if write:
+                out[k0] = G - 2.0 * a0
+            c0 = cut_mask[d, r0]
+            if c0 and a0 < lo0:
+                lo0 = a0
+            if c0 and a0 > hi0:
+                hi0 = a0
+            k0 += c0
+            r0 += 1
+        r1 = r
+        while k1 < s1:  # the rest of feature d + 1
+            a1 += g[order[d + 1, r1]]
+            if write:
+                out[k1] = G - 2.0 * a1
+            c1 = cut_mask[d + 1, r1]
+            if c1 and a1 < lo1:
+                lo1 = a1
+            if c1 and a1 > hi1:
+                hi1 = a1
+            k1 += c1
+            r1 += 1
+        if offsets[d] < offsets[d + 1]:
+            feature_max[d] = max(abs(G - 2.0 * lo0), abs(G - 2.0 * hi0))
+            M = max(M, feature_max[d])
+        if pair and offsets[d + 1] < offsets[d + 2]:
+            feature_max[d + 1] = max(abs(G - 2.0 * lo1), abs(G - 2.0 * hi1))
+            M = max(M, feature_max[d + 1])
+        d += 2
     floor = M - tol
     if n_const and abs(G) >= floor:
         return 0
