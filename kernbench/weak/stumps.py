@@ -304,16 +304,17 @@ class StumpSpace:
         d, _ = self._feature_of(index)
         return Stump(d, float(self.candidate_thresholds[index]), int(sign))
 
-    def column(self, index: int) -> np.ndarray:
-        """Training column (±1.0, shape (m,)) of candidate ``index`` with polarity +1."""
+    def column(self, index: int, sign: int = 1) -> np.ndarray:
+        """Training column (±1.0, shape (m,)) of candidate ``index`` with polarity ``sign``."""
         m = self.X.shape[0]
+        sign = 1.0 if sign >= 0 else -1.0
         if index < self._n_const:
-            return np.ones(m)
+            return np.full(m, sign)
         d, j = self._feature_of(index)
         if self.max_bins is not None:
-            return np.where(self.X[:, d] >= self.candidate_thresholds[index], 1.0, -1.0)
-        col = np.ones(m)
-        col[self._order[d, : self._cut_pos[j] + 1]] = -1.0  # points below the threshold
+            return np.where(self.X[:, d] >= self.candidate_thresholds[index], sign, -sign)
+        col = np.full(m, sign)
+        col[self._order[d, : self._cut_pos[j] + 1]] = -sign  # points below the threshold
         return col
 
     # ------------------------------------------------------------------ oracle
@@ -361,9 +362,9 @@ class StumpSpace:
         tol = TIE_RTOL * float(np.abs(g).sum())
         if exclude:  # every score is needed to walk down the ranking
             self._scores_into(g, self._buffer, tol)
-            return self._pick(self._buffer, g, exclude)
+            return self._pick(self._buffer, g, exclude, tol=tol)
         index = self._scores_into(g, self._buffer, tol, write=False)
-        return self._pick(self._buffer, g, None, index)
+        return self._pick(self._buffer, g, None, index, tol)
 
     def best_many(
         self,
@@ -391,20 +392,26 @@ class StumpSpace:
         return [self._pick(S[:, k], G[:, k], excl[k]) for k in range(K)]
 
     def _pick(
-        self, s: np.ndarray, g: np.ndarray, exclude: ColumnSet | None, index: int | None = None
+        self,
+        s: np.ndarray,
+        g: np.ndarray,
+        exclude: ColumnSet | None,
+        index: int | None = None,
+        tol: float | None = None,
     ) -> Pick:
         """The pick from the scores ``s`` (``index``: the tie rule's answer, when known)."""
         if s.size == 0:
             raise SpaceExhaustedError(
                 "no stump candidates: every feature is constant and include_constant=False"
             )
-        tol = TIE_RTOL * float(np.abs(g).sum())
+        if tol is None:
+            tol = TIE_RTOL * float(np.abs(g).sum())
         if exclude:
             index = self._first_not_excluded(np.abs(s), tol, exclude)
         elif index is None:
             index = int(first_near_max(s, tol))  # the first of the (near-)ties
         sign = 1 if s[index] >= 0 else -1
-        column = sign * self.column(index)
+        column = self.column(index, sign)
         return Pick(self.stump(index, sign), column, float(column @ g))
 
     def _first_not_excluded(self, a: np.ndarray, tol: float, exclude: ColumnSet) -> int:
