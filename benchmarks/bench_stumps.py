@@ -1,11 +1,22 @@
-"""AdaBoost-Stump: kernbench vs AdaBoostClassifier(DecisionTreeClassifier(max_depth=1)).
+"""AdaBoost-Stump: kernbench vs scikit-learn's AdaBoost and HistGradientBoosting with one split.
 
-Same data (n=5000, d=20), same number of rounds (200), same process. One warm-up fit each, then
-``REPEATS`` fits each, interleaved so that background load hits both alike; the median is reported.
+Two cases, each on one data set, every method in the same process, one warm-up fit each, then
+``--repeats`` fits each, interleaved so that background load hits all alike; medians reported:
+
+- ``5000x20`` (make_classification, 200 rounds): kernbench ``AdaBoost`` (exact presorted stump
+  search) vs ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=1))``.
+- ``1e5x50`` (twonorm, d = 50, 100 rounds): kernbench ``AdaBoost`` exact and binned
+  (``max_bins=256``) vs ``HistGradientBoostingClassifier(max_leaf_nodes=2)`` (binned, one split
+  per tree, with 1 and with 2 OpenMP threads by default: ``--hgb-threads``; ours is
+  single-threaded) and, with ``--sklearn-large``, the AdaBoostClassifier again.
+
 scikit-learn's AdaBoostClassifier is SAMME, which for two classes is discrete AdaBoost with α
-doubled (the ``algorithm`` argument is gone in scikit-learn >= 1.8; SAMME is the only algorithm).
+doubled (the ``algorithm`` argument is gone in scikit-learn >= 1.8). Every fit includes the
+preparation (our presort or binning, HGB's binning). Ratios are peer time / our time, in wall
+time and in CPU time of the process (``time.process_time``: robust to time-slicing on a loaded
+machine for the single-threaded fits; for HGB with 2 threads it adds both threads' time).
 
-Usage: ``python benchmarks/bench_stumps.py [--repeats 5]``; writes
+Usage: ``python benchmarks/bench_stumps.py [--repeats 5] [--case 5000x20,1e5x50]``; writes
 ``benchmarks/results/bench_stumps.csv``.
 """
 
@@ -23,19 +34,22 @@ from pathlib import Path
 import numpy as np
 import sklearn
 from sklearn.datasets import make_classification
-from sklearn.ensemble import AdaBoostClassifier
+from sklearn.ensemble import AdaBoostClassifier, HistGradientBoostingClassifier
 from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
 
+from kernbench.datasets.generators import twonorm
 from kernbench.methods import AdaBoost
 
-N_SAMPLES, N_FEATURES, N_ROUNDS = 5000, 20, 200
 RESULTS = Path(__file__).parent / "results" / "bench_stumps.csv"
+OURS = "kernbench AdaBoost"
+SK_ADA = "sklearn AdaBoostClassifier"
 
 
-def make_data() -> tuple[np.ndarray, np.ndarray]:
+def data_small() -> tuple[np.ndarray, np.ndarray]:
     return make_classification(
-        n_samples=N_SAMPLES,
-        n_features=N_FEATURES,
+        n_samples=5000,
+        n_features=20,
         n_informative=10,
         n_redundant=5,
         flip_y=0.05,
@@ -43,66 +57,118 @@ def make_data() -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-def fit_ours(X: np.ndarray, y: np.ndarray) -> AdaBoost:
-    return AdaBoost(n_estimators=N_ROUNDS).fit(X, y)
+def data_large() -> tuple[np.ndarray, np.ndarray]:
+    return twonorm(100_000, np.random.default_rng(0), d=50)
 
 
-def fit_sklearn(X: np.ndarray, y: np.ndarray) -> AdaBoostClassifier:
-    return AdaBoostClassifier(
-        DecisionTreeClassifier(max_depth=1), n_estimators=N_ROUNDS, learning_rate=1.0
+def sk_adaboost(rounds: int) -> Callable:
+    return lambda X, y: AdaBoostClassifier(
+        DecisionTreeClassifier(max_depth=1), n_estimators=rounds, learning_rate=1.0
     ).fit(X, y)
 
 
-def timed(fit: Callable, X: np.ndarray, y: np.ndarray) -> tuple[float, object]:
-    start = time.perf_counter()
-    model = fit(X, y)
-    return time.perf_counter() - start, model
+def hgb(rounds: int, threads: int) -> Callable:
+    def fit(X: np.ndarray, y: np.ndarray) -> HistGradientBoostingClassifier:
+        with threadpool_limits(limits=threads, user_api="openmp"):
+            return HistGradientBoostingClassifier(
+                max_leaf_nodes=2, max_iter=rounds, early_stopping=False, random_state=0
+            ).fit(X, y)
+
+    return fit
+
+
+def n_rounds(model: object) -> int:
+    if isinstance(model, AdaBoost):
+        return model.n_iter_
+    if isinstance(model, HistGradientBoostingClassifier):
+        return model.n_iter_
+    return len(model.estimators_)  # type: ignore[attr-defined]
+
+
+def run_case(
+    case: str, X: np.ndarray, y: np.ndarray, rounds: int, fits: dict[str, Callable], repeats: int
+) -> list[dict[str, object]]:
+    models = {name: fit(X, y) for name, fit in fits.items()}  # warm-up
+    times: dict[str, list[float]] = {name: [] for name in fits}
+    cpu: dict[str, list[float]] = {name: [] for name in fits}
+    for _ in range(repeats):
+        for name, fit in fits.items():
+            start, start_cpu = time.perf_counter(), time.process_time()
+            models[name] = fit(X, y)
+            times[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - start_cpu)
+    med = {name: statistics.median(ts) for name, ts in times.items()}
+    med_cpu = {name: statistics.median(ts) for name, ts in cpu.items()}
+    print(f"\n{case}: n={X.shape[0]}, d={X.shape[1]}, rounds={rounds}, median of {repeats}")
+    print(
+        f"{'method':<36} {'median s':>9} {'min s':>8} {'cpu s':>8} {'ms/round':>9} "
+        f"{'train err':>10}"
+    )
+    rows = []
+    for name in fits:
+        err = float(np.mean(models[name].predict(X) != y))
+        print(
+            f"{name:<36} {med[name]:>9.3f} {min(times[name]):>8.3f} {med_cpu[name]:>8.3f} "
+            f"{1e3 * med[name] / rounds:>9.2f} {err:>10.4f}"
+        )
+        rows.append(
+            {"case": case, "method": name, "n": X.shape[0], "d": X.shape[1], "rounds": rounds,
+             "rounds_run": n_rounds(models[name]), "repeats": repeats,
+             "median_s": f"{med[name]:.4f}", "min_s": f"{min(times[name]):.4f}",
+             "median_cpu_s": f"{med_cpu[name]:.4f}", "train_error": f"{err:.4f}"}
+        )  # fmt: skip
+    ours = [n for n in fits if n.startswith(OURS)]
+    for peer in (n for n in fits if not n.startswith(OURS)):
+        for name in ours:
+            ratio, ratio_cpu = med[peer] / med[name], med_cpu[peer] / med_cpu[name]
+            print(f"speed-up {name} vs {peer}: {ratio:.1f}x wall, {ratio_cpu:.1f}x cpu")
+            for row in rows:
+                if row["method"] == name:
+                    row[f"x_vs {peer}"] = f"{ratio:.2f}"
+                    row[f"x_cpu_vs {peer}"] = f"{ratio_cpu:.2f}"
+    return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--case", default="5000x20,1e5x50")
+    parser.add_argument("--hgb-threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument(
+        "--sklearn-large", action="store_true", help="also time AdaBoostClassifier at 1e5 x 50"
+    )
     args = parser.parse_args()
+    cases = args.case.split(",")
+    rows: list[dict[str, object]] = []
+    if "5000x20" in cases:
+        fits = {
+            OURS: lambda X, y: AdaBoost(n_estimators=200).fit(X, y),
+            SK_ADA: sk_adaboost(200),
+        }
+        rows += run_case("5000x20", *data_small(), 200, fits, args.repeats)
+    if "1e5x50" in cases:
+        fits = {
+            OURS: lambda X, y: AdaBoost(n_estimators=100).fit(X, y),
+            f"{OURS} max_bins=256": lambda X, y: AdaBoost(n_estimators=100, max_bins=256).fit(X, y),
+        }
+        for threads in args.hgb_threads:
+            fits[f"sklearn HGB max_leaf_nodes=2 ({threads} thr)"] = hgb(100, threads)
+        if args.sklearn_large:
+            fits[SK_ADA] = sk_adaboost(100)
+        rows += run_case("1e5x50", *data_large(), 100, fits, args.repeats)
 
-    X, y = make_data()
-    fits = {"kernbench AdaBoost": fit_ours, "sklearn AdaBoostClassifier": fit_sklearn}
-    models = {name: fit(X, y) for name, fit in fits.items()}  # warm-up
-    times: dict[str, list[float]] = {name: [] for name in fits}
-    for _ in range(args.repeats):
-        for name, fit in fits.items():
-            seconds, models[name] = timed(fit, X, y)
-            times[name].append(seconds)
-
-    errors = {name: float(np.mean(m.predict(X) != y)) for name, m in models.items()}
-    medians = {name: statistics.median(ts) for name, ts in times.items()}
-    ours, peer = "kernbench AdaBoost", "sklearn AdaBoostClassifier"
-    ratio = medians[peer] / medians[ours]
-
-    print(f"AdaBoost-Stump, n={N_SAMPLES}, d={N_FEATURES}, T={N_ROUNDS}, median of {args.repeats}")
-    print(f"{'method':<28} {'median s':>9} {'min s':>8} {'train err':>10} {'rounds':>7}")
-    for name in fits:
-        model = models[name]
-        n_rounds = model.n_iter_ if isinstance(model, AdaBoost) else len(model.estimators_)
-        print(
-            f"{name:<28} {medians[name]:>9.3f} {min(times[name]):>8.3f} "
-            f"{errors[name]:>10.4f} {n_rounds:>7d}"
-        )
-    print(f"speed-up (sklearn / kernbench): {ratio:.1f}x")
-
+    env = {"numpy": np.__version__, "sklearn": sklearn.__version__,
+           "python": platform.python_version(), "cpus": os.cpu_count(),
+           "load_avg_1min": f"{os.getloadavg()[0]:.2f}"}  # fmt: skip
+    fields: list[str] = []
+    for row in rows:
+        row.update(env)
+        fields += [k for k in row if k not in fields]
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     with RESULTS.open("w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(
-            ["method", "n", "d", "rounds", "repeats", "median_s", "min_s", "train_error",
-             "speedup_vs_sklearn", "numpy", "sklearn", "python", "cpus"]
-        )  # fmt: skip
-        for name in fits:
-            writer.writerow(
-                [name, N_SAMPLES, N_FEATURES, N_ROUNDS, args.repeats, f"{medians[name]:.4f}",
-                 f"{min(times[name]):.4f}", f"{errors[name]:.4f}",
-                 f"{medians[peer] / medians[name]:.2f}", np.__version__, sklearn.__version__,
-                 platform.python_version(), os.cpu_count()]
-            )  # fmt: skip
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
     print(f"wrote {RESULTS}")
 
 

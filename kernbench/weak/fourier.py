@@ -52,6 +52,7 @@ class FourierSpace(SampledSpace):
     """
 
     _transform = np.cos
+    _activation = "cos"
     _learner = FourierFeature
 
     def __init__(

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from kernbench.solvers.candidate_scores import candidate_scores
 from kernbench.weak.base import ColumnSet, Pick
 
 #: candidates are scored in blocks so that one block's m × P matrix stays below this many entries
@@ -69,23 +70,28 @@ def pick_from_candidates(
     *,
     absolute: bool,
     exclude: ColumnSet | None,
+    activation: str | None = None,
 ) -> Pick | None:
     """The pick rule over candidates h_p(x) = transform(θ_pᵀx − κ_p), p = 1..P.
 
-    Scores s = transform(XΘ − κ)ᵀg are computed blockwise (one matrix product per block). The
-    criterion is |s| (``absolute``) or s; ties go to the first candidate. Candidates whose
-    column is in
-    ``exclude`` (up to sign) are skipped. The returned learner is negated when its signed score is
-    negative, so ``Pick.score`` ≥ 0 whenever the best criterion value is (always with ``absolute``).
-    Returns None when every candidate is excluded.
+    Scores s = transform(XΘ − κ)ᵀg are computed blockwise (one matrix product per block); with
+    ``activation`` ("cos" or "sign", the name of ``transform``) by the fused compiled pass of
+    :func:`kernbench.solvers.candidate_scores.candidate_scores` (the same scores to rounding).
+    The criterion is |s| (``absolute``) or s; ties go to the first candidate. Candidates whose
+    column is in ``exclude`` (up to sign) are skipped. The returned learner is negated when its
+    signed score is negative, so ``Pick.score`` ≥ 0 whenever the best criterion value is (always
+    with ``absolute``). Returns None when every candidate is excluded.
     """
-    m = X.shape[0]
-    P = Theta.shape[1]
-    block = max(1, _BLOCK_ENTRIES // max(m, 1))
-    scores = np.empty(P)
-    for start in range(0, P, block):
-        stop = min(P, start + block)
-        scores[start:stop] = transform(X @ Theta[:, start:stop] - kappa[start:stop]).T @ g
+    if activation is not None:
+        scores = candidate_scores(X, g, Theta, kappa, activation)
+    else:
+        m = X.shape[0]
+        P = Theta.shape[1]
+        block = max(1, _BLOCK_ENTRIES // max(m, 1))
+        scores = np.empty(P)
+        for start in range(0, P, block):
+            stop = min(P, start + block)
+            scores[start:stop] = transform(X @ Theta[:, start:stop] - kappa[start:stop]).T @ g
     crit = np.abs(scores) if absolute else scores
     order = np.argsort(-crit, kind="stable")
     for p in order:
@@ -107,12 +113,14 @@ class SampledSpace:
     (docs/methods/column_generation.md).
 
     Subclasses implement ``sample(rng, P) -> (Θ, κ)`` and set ``_transform`` (the activation of
-    θᵀx − κ) and ``_learner`` (the learner class built from (θ, κ, polarity)).
+    θᵀx − κ), ``_activation`` (its name for the compiled scoring pass: "cos" or "sign") and
+    ``_learner`` (the learner class built from (θ, κ, polarity)).
     """
 
     X: np.ndarray
     _rng: np.random.Generator
     _transform: Any
+    _activation: str | None = None
     _learner: Any
 
     def sample(
@@ -143,6 +151,7 @@ class SampledSpace:
                 cls._learner,
                 absolute=absolute,
                 exclude=exclude,
+                activation=cls._activation,
             )
             if pick is not None:
                 return pick
@@ -162,6 +171,7 @@ class PerceptronSpace(SampledSpace):
     """
 
     _transform = staticmethod(sign_pm1)
+    _activation = "sign"
     _learner = Perceptron
 
     def __init__(self, X: np.ndarray, n_candidates: int = 2000, random_state=None) -> None:

@@ -3,8 +3,9 @@
 
 A stump is h_{d,t,s}(x) = s · sign(x_d − t) with sign(0) = +1 (Lin & Li Sec. IV). On a training
 set ``X`` (m × D), :class:`StumpSpace` sorts every feature ONCE and keeps the sort order; each
-oracle call is then O(m·D) array work: gather the signed weights g in sorted order, take prefix
-sums, and read the score of every candidate threshold at once,
+oracle call is then one compiled O(m·D) pass (kernbench.solvers.stump_search): accumulate the
+signed weights g in each feature's sorted order and read the score of every candidate threshold
+from the running sum,
 
     score(d, t) = Σ_i g_i sign(x_id − t) = G − 2·G_<(t),
     G = Σ_i g_i,   G_<(t) = Σ_{x_id < t} g_i.
@@ -19,6 +20,12 @@ Candidates, in the fixed order that also breaks ties (first wins):
 Each candidate is offered with both polarities s = ±1, so the set is negation-complete: the signed
 maximum (``absolute=False``) and the maximum modulus (``absolute=True``, CGENS criterion (8)) select
 the same candidate, and the returned stump always has a non-negative score.
+
+With ``max_bins=B`` the space is the binned (histogram) search of the gradient-boosting libraries:
+each feature keeps at most B − 1 of its cuts (near its B-quantiles; all of them when it has at most
+B distinct values) and an oracle call sums g per bin instead of per sorted point, in the same
+candidate order and tie rule. It trades exactness of the threshold for speed and memory on
+large m (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -28,6 +35,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernbench.solvers.stump_search import (
+    binned_scores,
+    first_near_max,
+    presorted_scores,
+    presorted_scores_many,
+)
 from kernbench.weak.base import ColumnSet, Pick
 
 
@@ -38,6 +51,8 @@ class SpaceExhaustedError(ValueError):
 #: scores within this fraction of Σ|g| of the maximum count as tied (prefix sums taken in different
 #: orders differ by rounding); ties go to the first candidate in the order above
 TIE_RTOL = 1e-11
+#: largest ``max_bins`` of the histogram search (bin codes are stored as uint16)
+MAX_BINS_LIMIT = 65536
 
 
 @dataclass(frozen=True)
@@ -123,16 +138,32 @@ def stump_arrays(stumps: Sequence[Stump]) -> tuple[np.ndarray, np.ndarray, np.nd
     return features, thresholds, signs
 
 
+def _midpoints(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Canonical thresholds between consecutive distinct values lo < hi: (lo + hi)/2, or hi when
+    the two are adjacent floats (so that sign(x − t) still separates them)."""
+    mid = 0.5 * lo + 0.5 * hi
+    return np.where(mid > lo, mid, hi)
+
+
 class StumpSpace:
     """All decision stumps on a training set, with an exhaustive O(m·D) weighted-score oracle.
 
     Parameters
     ----------
     X : array-like of shape (m, D)
-        Training inputs (finite values). Each feature is argsorted once here.
+        Training inputs (finite values). Each feature is argsorted once here (exact search) or
+        binned once here (``max_bins``).
     include_constant : bool
         Offer the constant column (both polarities). True for bias-free models (AdaBoost, LPBoost),
         False for models with a bias (CGENS, CG-Boost).
+    max_bins : int or None, default=None
+        None: the exact search over every cut between consecutive distinct values. An integer
+        B ≥ 2: the histogram search of the gradient-boosting libraries: each feature keeps at most
+        B − 1 cuts, at the boundaries between distinct values closest to its B-quantiles, and
+        each oracle call sums the weights per bin (O(m·D) sequential work, no random access).
+        A feature with at most B distinct values keeps all its cuts, with the exact search's
+        thresholds, so on such data both searches have the same candidates and the same scores up
+        to the order of summation.
 
     Attributes
     ----------
@@ -142,33 +173,74 @@ class StumpSpace:
         Feature and threshold of every candidate, in tie-breaking order (constant: feature 0, −∞).
     """
 
-    def __init__(self, X: np.ndarray, *, include_constant: bool) -> None:
+    def __init__(
+        self, X: np.ndarray, *, include_constant: bool, max_bins: int | None = None
+    ) -> None:
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
             raise ValueError(f"StumpSpace needs a non-empty 2-D array, got shape {X.shape}")
         if not np.all(np.isfinite(X)):
             raise ValueError("StumpSpace needs finite inputs (found NaN or inf)")
+        if max_bins is not None and not 2 <= int(max_bins) <= MAX_BINS_LIMIT:
+            raise ValueError(f"max_bins must be in [2, {MAX_BINS_LIMIT}] or None, got {max_bins!r}")
         self.X = X
         self.include_constant = bool(include_constant)
-        m, D = X.shape
-        self._order = np.argsort(X.T, axis=1, kind="stable")  # (D, m): the one presort
-        v = np.take_along_axis(X.T, self._order, axis=1)  # sorted values per feature
-        lo, hi = v[:, :-1], v[:, 1:]
-        valid = hi > lo  # a cut between distinct consecutive values
-        mid = 0.5 * lo + 0.5 * hi
-        mid = np.where(mid > lo, mid, hi)  # adjacent floats: use v_{r+1} so sign(x - t) stays right
-        self._split_flat = np.flatnonzero(valid.ravel())  # into the (D, m-1) grid, feature-major
+        self.max_bins = None if max_bins is None else int(max_bins)
         self._n_const = 1 if self.include_constant else 0
-        split_feat, split_pos = np.divmod(self._split_flat, max(m - 1, 1))
-        self._split_pos = split_pos
-        self._prefix_index = split_feat * m + split_pos  # into the flattened (D, m) prefix sums
-        self.candidate_features = np.concatenate(
-            [np.zeros(self._n_const, dtype=np.intp), split_feat.astype(np.intp)]
-        )
-        self.candidate_thresholds = np.concatenate(
-            [np.full(self._n_const, -np.inf), mid.ravel()[self._split_flat]]
-        )
-        self.n_candidates = int(self.candidate_features.size)
+        m, D = X.shape
+        cut_pos, thresholds = [], []
+        if self.max_bins is None:
+            # the one presort, one feature at a time so that no (D, m) float temporary is held;
+            # stable (ties keep their row order, as np.argsort(X.T, axis=1, kind="stable")): the
+            # fast unstable sort is the stable one when a feature has no ties, else sort again
+            itype = np.int32 if m < 2**31 else np.intp
+            self._order = np.empty((D, m), dtype=itype)
+            self._cut_mask = np.zeros((D, m), dtype=np.uint8)
+            for d in range(D):
+                o = np.argsort(X[:, d])
+                v = X[o, d]  # sorted values of feature d
+                distinct = v[1:] > v[:-1]  # a cut between distinct consecutive values
+                if not distinct.all():
+                    o = np.argsort(X[:, d], kind="stable")
+                self._order[d] = o
+                self._cut_mask[d, :-1] = distinct
+                pos = np.flatnonzero(distinct)
+                cut_pos.append(pos.astype(itype))
+                thresholds.append(_midpoints(v[pos], v[pos + 1]))
+        else:
+            self._codes = np.empty((m, D), dtype=np.uint8 if self.max_bins <= 256 else np.uint16)
+            for d in range(D):
+                o = np.argsort(X[:, d])  # any order of ties: equal values share a bin
+                v = X[o, d]
+                last = np.flatnonzero(v[1:] > v[:-1])  # sorted positions ending a distinct run
+                if last.size < self.max_bins:  # at most B distinct values: every cut
+                    cuts = last
+                else:  # the cut after the distinct value holding each B-quantile
+                    q = np.arange(1, self.max_bins) * (m / self.max_bins)
+                    j = np.unique(np.searchsorted(last + 1, q, side="left"))  # last+1: #{x ≤ u_j}
+                    cuts = last[j[j < last.size]]
+                code_sorted = np.zeros(m, dtype=np.intp)
+                code_sorted[cuts + 1] = 1
+                code = np.empty(m, dtype=self._codes.dtype)
+                code[o] = np.cumsum(code_sorted)  # #{t_k ≤ x}, scattered into a compact vector
+                self._codes[:, d] = code
+                cut_pos.append(cuts)
+                thresholds.append(_midpoints(v[cuts], v[cuts + 1]))
+        counts_per_feature = np.array([c.size for c in cut_pos], dtype=np.int64)
+        self._offsets = np.concatenate([[0], np.cumsum(counts_per_feature)]).astype(np.int64)
+        self._cut_pos = np.concatenate(cut_pos) if cut_pos else np.empty(0, dtype=np.int32)
+        self.candidate_thresholds = np.concatenate([np.full(self._n_const, -np.inf), *thresholds])
+        self.n_candidates = int(self.candidate_thresholds.size)
+        self._buffer = np.empty(self.n_candidates)  # scores of the last best() call
+        if self.max_bins is not None:
+            width = int(counts_per_feature.max(initial=0)) + 1
+            self._hist = np.zeros((D, width))
+
+    @property
+    def candidate_features(self) -> np.ndarray:
+        """Feature of every candidate (the constant candidate: 0), shape (n_candidates,)."""
+        split = np.repeat(np.arange(self.X.shape[1], dtype=np.intp), np.diff(self._offsets))
+        return np.concatenate([np.zeros(self._n_const, dtype=np.intp), split])
 
     # ------------------------------------------------------------------ scores
     def scores(self, g: np.ndarray) -> np.ndarray:
@@ -177,7 +249,7 @@ class StumpSpace:
         Parameters
         ----------
         g : ndarray of shape (m,) or (m, K)
-            Signed sample weights; with K columns, K independent score vectors share one gather.
+            Signed sample weights; with K columns, K independent score vectors in one pass.
 
         Returns
         -------
@@ -185,37 +257,65 @@ class StumpSpace:
             In candidate order; the polarity −1 score is the negation.
         """
         g = np.asarray(g, dtype=np.float64)
-        m, D = self.X.shape
+        m = self.X.shape[0]
         if g.ndim not in (1, 2) or g.shape[0] != m:
             raise ValueError(f"g must have shape ({m},) or ({m}, K), got {g.shape}")
-        tail = g.shape[1:]
-        gs = np.take(g, self._order, axis=0)  # (D, m[, K]): weights in sorted order per feature
-        np.cumsum(gs, axis=1, out=gs)  # gs[d, r] = G_<(t) for the cut after sorted position r
-        G = g.sum(axis=0)
-        out = np.empty((self.n_candidates,) + tail)
-        split = out[self._n_const :]
-        np.take(gs.reshape((D * m,) + tail), self._prefix_index, axis=0, out=split)
-        split *= -2.0
-        split += G  # score = G − 2·G_<(t)
-        if self._n_const:
-            out[0] = G
+        out = np.empty((self.n_candidates,) + g.shape[1:])
+        if g.ndim == 1:
+            self._scores_into(g, out)
+        elif self.max_bins is None:
+            g = np.ascontiguousarray(g)
+            Gsum = g.sum(axis=0)
+            presorted_scores_many(
+                g, self._order, self._offsets, self._cut_mask, Gsum, self._n_const, out
+            )
+        else:
+            column = np.empty(out.shape[0])
+            for k in range(g.shape[1]):
+                self._scores_into(np.ascontiguousarray(g[:, k]), column)
+                out[:, k] = column
         return out
 
+    def _scores_into(
+        self, g: np.ndarray, out: np.ndarray, tol: float = 0.0, write: bool = True
+    ) -> int:
+        """1-D scores into ``out`` (score = G − 2·G_<(t)); returns the first candidate whose
+        |score| is within ``tol`` of the maximum (the tie rule; 0 when there is no candidate).
+        ``write=False`` (exact search): only that candidate's score is written."""
+        G = float(g.sum())
+        if out.size == 0:
+            return 0
+        if self.max_bins is None:
+            return presorted_scores(
+                g, self._order, self._offsets, self._cut_mask, G, self._n_const, tol, out, write
+            )
+        binned_scores(g, self._codes, self._offsets, G, self._n_const, self._hist, out)
+        return first_near_max(out, tol)
+
     # ------------------------------------------------------------------ candidates
+    def _feature_of(self, index: int) -> tuple[int, int]:
+        """(feature, split-candidate index) of the non-constant candidate ``index``."""
+        j = index - self._n_const
+        return int(np.searchsorted(self._offsets, j, side="right")) - 1, j
+
     def stump(self, index: int, sign: int = 1) -> Stump:
         """The candidate ``index`` as a :class:`Stump` with polarity ``sign``."""
-        return Stump(
-            int(self.candidate_features[index]), float(self.candidate_thresholds[index]), int(sign)
-        )
+        if index < self._n_const:
+            return Stump(0, -np.inf, int(sign))
+        d, _ = self._feature_of(index)
+        return Stump(d, float(self.candidate_thresholds[index]), int(sign))
 
-    def column(self, index: int) -> np.ndarray:
-        """Training column (±1.0, shape (m,)) of candidate ``index`` with polarity +1."""
+    def column(self, index: int, sign: int = 1) -> np.ndarray:
+        """Training column (±1.0, shape (m,)) of candidate ``index`` with polarity ``sign``."""
         m = self.X.shape[0]
-        col = np.ones(m)
-        if index >= self._n_const:
-            j = index - self._n_const
-            d = self.candidate_features[index]
-            col[self._order[d, : self._split_pos[j] + 1]] = -1.0  # points below the threshold
+        sign = 1.0 if sign >= 0 else -1.0
+        if index < self._n_const:
+            return np.full(m, sign)
+        d, j = self._feature_of(index)
+        if self.max_bins is not None:
+            return np.where(self.X[:, d] >= self.candidate_thresholds[index], sign, -sign)
+        col = np.full(m, sign)
+        col[self._order[d, : self._cut_pos[j] + 1]] = -sign  # points below the threshold
         return col
 
     # ------------------------------------------------------------------ oracle
@@ -253,8 +353,19 @@ class StumpSpace:
             When every candidate is excluded (a ``ValueError``).
         """
         del absolute, rng  # negation-complete and exhaustive: see the docstring
-        s = self.scores(g)
-        return self._pick(s, np.asarray(g, dtype=np.float64), exclude)
+        g = np.ascontiguousarray(g, dtype=np.float64)
+        if g.ndim != 1 or g.shape[0] != self.X.shape[0]:
+            raise ValueError(f"g must have shape ({self.X.shape[0]},), got {g.shape}")
+        if self.n_candidates == 0:
+            raise SpaceExhaustedError(
+                "no stump candidates: every feature is constant and include_constant=False"
+            )
+        tol = TIE_RTOL * float(np.abs(g).sum())
+        if exclude:  # every score is needed to walk down the ranking
+            self._scores_into(g, self._buffer, tol)
+            return self._pick(self._buffer, g, exclude, tol=tol)
+        index = self._scores_into(g, self._buffer, tol, write=False)
+        return self._pick(self._buffer, g, None, index, tol)
 
     def best_many(
         self,
@@ -281,19 +392,27 @@ class StumpSpace:
                 raise ValueError(f"exclude has {len(excl)} entries for {K} columns of G")
         return [self._pick(S[:, k], G[:, k], excl[k]) for k in range(K)]
 
-    def _pick(self, s: np.ndarray, g: np.ndarray, exclude: ColumnSet | None) -> Pick:
+    def _pick(
+        self,
+        s: np.ndarray,
+        g: np.ndarray,
+        exclude: ColumnSet | None,
+        index: int | None = None,
+        tol: float | None = None,
+    ) -> Pick:
+        """The pick from the scores ``s`` (``index``: the tie rule's answer, when known)."""
         if s.size == 0:
             raise SpaceExhaustedError(
                 "no stump candidates: every feature is constant and include_constant=False"
             )
-        a = np.abs(s)
-        tol = TIE_RTOL * float(np.abs(g).sum())
-        if exclude is None or len(exclude) == 0:
-            index = int(np.argmax(a >= a.max() - tol))  # the first of the (near-)ties
-        else:
-            index = self._first_not_excluded(a, tol, exclude)
+        if tol is None:
+            tol = TIE_RTOL * float(np.abs(g).sum())
+        if exclude:
+            index = self._first_not_excluded(np.abs(s), tol, exclude)
+        elif index is None:
+            index = int(first_near_max(s, tol))  # the first of the (near-)ties
         sign = 1 if s[index] >= 0 else -1
-        column = sign * self.column(index)
+        column = self.column(index, sign)
         return Pick(self.stump(index, sign), column, float(column @ g))
 
     def _first_not_excluded(self, a: np.ndarray, tol: float, exclude: ColumnSet) -> int:

@@ -1,0 +1,217 @@
+"""Compiled kernels of the decision-stump oracle (kernbench.weak.stumps).
+
+Two searches over the candidate thresholds of every feature d, each returning, for every
+candidate, the score Σ_i g_i sign(x_id − t) = G − 2·G_<(t) with G = Σ_i g_i and G_<(t) the sum of
+the weights of the points below the threshold:
+
+- :func:`presorted_scores` (exact): the points of each feature were sorted once when the space was
+  built; one pass per feature accumulates g in that order and writes G − 2·(running sum) at every
+  cut between distinct values. The running sum is the same left-to-right sum ``np.cumsum`` takes,
+  so the scores are bitwise those of the vectorised gather + cumsum formulation.
+- :func:`binned_scores` (histogram): every value was replaced by its bin code once; one pass over
+  the rows adds g_i to its bin of every feature, then the bins' prefix sums give the scores at the
+  bin boundaries. O(m·D + D·B) per call and no random access into g.
+
+Plus :func:`first_near_max`, the oracle's tie rule: the first candidate whose |score| is within
+``tol`` of the maximum (:func:`presorted_scores` returns it too, without a second pass).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def first_near_max(s, tol):  # pragma: no cover - numba
+    """Index of the first entry with |s_j| ≥ max_j |s_j| − tol (``s`` non-empty): the oracle's tie
+    rule ``np.argmax(np.abs(s) >= np.abs(s).max() - tol)`` in one pass.
+
+    Invariant: M is the maximum so far and c the first index within ``tol`` of it; when M grows,
+    c moves forward to the first entry within ``tol`` of the new M (no earlier entry can be), so
+    c never moves back and the pass costs O(len(s)).
+    """
+    M = -np.inf
+    c = 0
+    for j in range(s.shape[0]):
+        a = abs(s[j])
+        if a > M:
+            M = a
+            while abs(s[c]) < M - tol:
+                c += 1
+    return c
+
+
+@numba.njit(cache=True)
+def presorted_scores(
+    g, order, offsets, cut_mask, G, n_const, tol, out, write=True
+):  # pragma: no cover
+    """Exact scores of every stump candidate for the weights ``g`` (shape (m,)), into ``out``.
+
+    Parameters
+    ----------
+    g : float64 array (m,)
+    order : int array (D, m)
+        ``order[d]`` sorts feature d (stable).
+    offsets : int64 array (D + 1,)
+        Candidates of feature d are split candidates ``offsets[d]:offsets[d + 1]``.
+    cut_mask : uint8 array (D, m)
+        1 where a cut follows sorted position r of feature d (a distinct value comes next).
+    G : float
+        Σ_i g_i.
+    n_const : int
+        1 when ``out[0]`` is the constant candidate (score G), else 0.
+    tol : float
+        Tie tolerance of the returned index.
+    out : float64 array (n_const + n_split,), non-empty
+    write : bool
+        False: only ``out[index]`` is written (the oracle needs no other score; saves the
+        memory traffic of writing them all); the first feature reaching the maximum is then
+        scanned by recomputing its running sums, which gives bitwise the same scores.
+
+    Returns
+    -------
+    int
+        ``first_near_max(out, tol)``, found without a second pass over ``out``: the largest
+        |score| of a feature comes from the smallest or the largest running sum at its cuts
+        (rounding is monotone), so only the first feature reaching the maximum is scanned.
+
+    Notes
+    -----
+    Branch-free: every sorted position writes the running score into the current slot, which is
+    final once the next cut moves on to the following slot. Features go in pairs, two
+    independent running sums per loop step, so the latency of one floating-point addition per
+    element is paid once for two features; each sum is still taken left to right.
+    """
+    D = order.shape[0]
+    feature_max = np.full(D, -np.inf)
+    M = -np.inf
+    if n_const:
+        out[0] = G
+        M = abs(G)
+    d = 0
+    while d < D:
+        pair = d + 1 < D
+        k0, s0 = offsets[d] + n_const, offsets[d + 1] + n_const
+        k1, s1 = (offsets[d + 1] + n_const, offsets[d + 2] + n_const) if pair else (0, 0)
+        a0, lo0, hi0 = 0.0, np.inf, -np.inf
+        a1, lo1, hi1 = 0.0, np.inf, -np.inf
+        r = 0
+        while k0 < s0 and k1 < s1:  # both features have cuts ahead: one step of each
+            a0 += g[order[d, r]]
+            a1 += g[order[d + 1, r]]
+            if write:
+                out[k0] = G - 2.0 * a0  # score = G − 2·G_<(t)
+                out[k1] = G - 2.0 * a1
+            c0 = cut_mask[d, r]
+            c1 = cut_mask[d + 1, r]
+            if c0 and a0 < lo0:
+                lo0 = a0
+            if c0 and a0 > hi0:
+                hi0 = a0
+            if c1 and a1 < lo1:
+                lo1 = a1
+            if c1 and a1 > hi1:
+                hi1 = a1
+            k0 += c0
+            k1 += c1
+            r += 1
+        r0 = r
+        while k0 < s0:  # the rest of feature d
+            a0 += g[order[d, r0]]
+            if write:
+                out[k0] = G - 2.0 * a0
+            c0 = cut_mask[d, r0]
+            if c0 and a0 < lo0:
+                lo0 = a0
+            if c0 and a0 > hi0:
+                hi0 = a0
+            k0 += c0
+            r0 += 1
+        r1 = r
+        while k1 < s1:  # the rest of feature d + 1
+            a1 += g[order[d + 1, r1]]
+            if write:
+                out[k1] = G - 2.0 * a1
+            c1 = cut_mask[d + 1, r1]
+            if c1 and a1 < lo1:
+                lo1 = a1
+            if c1 and a1 > hi1:
+                hi1 = a1
+            k1 += c1
+            r1 += 1
+        if offsets[d] < offsets[d + 1]:
+            feature_max[d] = max(abs(G - 2.0 * lo0), abs(G - 2.0 * hi0))
+            M = max(M, feature_max[d])
+        if pair and offsets[d + 1] < offsets[d + 2]:
+            feature_max[d + 1] = max(abs(G - 2.0 * lo1), abs(G - 2.0 * hi1))
+            M = max(M, feature_max[d + 1])
+        d += 2
+    floor = M - tol
+    if n_const and abs(G) >= floor:
+        return 0
+    for d in range(D):
+        if feature_max[d] >= floor:
+            k = offsets[d] + n_const
+            stop = offsets[d + 1] + n_const
+            if write:
+                for j in range(k, stop):
+                    if abs(out[j]) >= floor:
+                        return j
+            r = 0
+            acc = 0.0
+            while k < stop:  # the same running sums again, compared at the cuts
+                acc += g[order[d, r]]
+                if cut_mask[d, r]:
+                    score = G - 2.0 * acc
+                    if abs(score) >= floor:
+                        out[k] = score
+                        return k
+                    k += 1
+                r += 1
+    return 0
+
+
+@numba.njit(cache=True)
+def presorted_scores_many(g, order, offsets, cut_mask, G, n_const, out):  # pragma: no cover
+    """:func:`presorted_scores` for K weight vectors at once: ``g`` (m, K), ``G`` (K,), ``out``
+    (n_const + n_split, K); no tie index."""
+    D = order.shape[0]
+    K = g.shape[1]
+    acc = np.empty(K)
+    if n_const:
+        for c in range(K):
+            out[0, c] = G[c]
+    for d in range(D):
+        k = offsets[d] + n_const
+        stop = offsets[d + 1] + n_const
+        acc[:] = 0.0
+        r = 0
+        while k < stop:
+            i = order[d, r]
+            for c in range(K):
+                acc[c] += g[i, c]
+                out[k, c] = G[c] - 2.0 * acc[c]
+            k += cut_mask[d, r]
+            r += 1
+
+
+@numba.njit(cache=True)
+def binned_scores(g, codes, offsets, G, n_const, hist, out):  # pragma: no cover - numba
+    """Histogram scores: ``codes`` (m, D) bin codes, feature d has ``offsets[d+1] − offsets[d]``
+    cuts (one bin more); ``hist`` (D, B) is scratch space; ``out`` as in
+    :func:`presorted_scores`.
+    """
+    m, D = codes.shape
+    hist[:, :] = 0.0
+    for i in range(m):
+        gi = g[i]
+        for d in range(D):
+            hist[d, codes[i, d]] += gi
+    if n_const:
+        out[0] = G
+    for d in range(D):
+        acc = 0.0
+        for k in range(offsets[d], offsets[d + 1]):
+            acc += hist[d, k - offsets[d]]
+            out[n_const + k] = G - 2.0 * acc
