@@ -10,9 +10,11 @@ from kernbench.methods.adaboost_ecc import AdaBoostECC
 from kernbench.methods.adaboost_mh import AdaBoostMH
 from kernbench.methods.cgens import CGENS
 from kernbench.methods.cgens_sls import CGENSSLS
+from kernbench.methods.exrm import ExRM
 from kernbench.methods.kernel_svm import SVMGauss, SVMPerc, SVMStump
 from kernbench.methods.lpboost import LPBoost
 from kernbench.methods.multiboost import MultiBoost
+from kernbench.methods.psvm import PSVM
 from kernbench.methods.registry import default_params, get_method, register, registry
 from kernbench.methods.rff_svm import RFFSVM
 
@@ -22,8 +24,10 @@ __all__ = [
     "AdaBoostMH",
     "CGENS",
     "CGENSSLS",
+    "ExRM",
     "LPBoost",
     "MultiBoost",
+    "PSVM",
     "RFFSVM",
     "SVMGauss",
     "SVMPerc",

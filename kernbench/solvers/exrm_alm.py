@@ -1,0 +1,292 @@
+"""ALM solver of the Exclusivity Regularized Machine problem (Guo, Wang & Ling, Alg. 1-2).
+
+Problem (5), with the linear feature map φ(x) = x, N points x_i ∈ R^M, labels y_i ∈ {−1, +1}, and C
+linear components W = [w_1 … w_C] ∈ R^{M×C}, b ∈ R^C::
+
+    min_{W,b}  ½ Σ_k (Σ_c |W_kc|)²  +  λ Σ_c Σ_i (1 − y_i(x_iᵀw_c + b_c))₊^p,      p ∈ {1, 2}.
+
+The paper splits it with P = W and E = Y − (XᵀP + 1bᵀ) (6) and runs an inexact augmented-Lagrangian
+(ALM) scheme on the Lagrangian (7): one pass of W (Alg. 1: a reweighted solve of each row of W,
+(10)-(11)), b (12), E (14)/(15) and P (17), then the multiplier and penalty updates (18). With one
+component (C = 1) the regulariser is ½‖w‖² and the scheme is the primal SVM ("PSVM") solver.
+
+All rows of Alg. 1 are independent, so they are iterated together as one (M, C) array. Every step is
+vectorised numpy; one outer iteration costs O(NMC + M²C). The page ``docs/methods/exrm.md`` states
+the algorithm and the corrections to the printed text in full.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class ExRMResult:
+    """Output of :func:`exrm_alm`.
+
+    Attributes
+    ----------
+    W : ndarray of shape (M, C)
+        The components w_c as columns (the ALM's W variable at exit).
+    b : ndarray of shape (C,)
+    objective : float
+        Problem (5) at (W, b).
+    n_iter : int
+        Outer iterations run.
+    stop_reason : str
+        ``"tol"`` (|Δ objective| < tol) or ``"max_iter"``.
+    trace : dict of lists
+        One entry per outer iteration: ``objective`` (5) at (W, b), ``residual_pw`` ‖P − W‖_F,
+        ``residual_e`` ‖E − Y + XᵀP + 1bᵀ‖_F, ``mu`` (the penalty used in that iteration),
+        ``inner_iter`` (Alg. 1 sweeps), ``time_s`` (cumulative seconds).
+    coef_path, intercept_path : ndarray of shape (n_iter, M) and (n_iter,)
+        The ensemble mean (w_e, b_e) after each iteration (when ``record_path``).
+    """
+
+    W: np.ndarray
+    b: np.ndarray
+    objective: float
+    n_iter: int
+    stop_reason: str
+    trace: dict[str, list[float]] = field(default_factory=dict)
+    coef_path: np.ndarray | None = None
+    intercept_path: np.ndarray | None = None
+
+
+def exrm_objective(
+    X: np.ndarray, y: np.ndarray, W: np.ndarray, b: np.ndarray, lam: float, p: int
+) -> float:
+    """Problem (5): ½Σ_k(Σ_c|W_kc|)² + λ Σ_{c,i} (1 − y_i(x_iᵀw_c + b_c))₊^p.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, M)
+    y : ndarray of shape (N,), values ±1
+    W : ndarray of shape (M, C)
+    b : ndarray of shape (C,)
+    lam : float
+    p : {1, 2}
+    """
+    row_l1 = np.abs(W).sum(axis=1)
+    slack = np.maximum(1.0 - y[:, None] * (X @ W + b), 0.0)
+    loss = slack.sum() if p == 1 else float(np.einsum("ij,ij->", slack, slack))
+    return float(0.5 * row_l1 @ row_l1 + lam * loss)
+
+
+def l12_row_prox_reweighted(
+    V: np.ndarray,
+    mu: float,
+    W0: np.ndarray,
+    *,
+    max_iter: int = 50,
+    tol: float = 1e-8,
+    eps: float = 1e-8,
+) -> tuple[np.ndarray, int]:
+    """Alg. 1: solve the W sub-problem (8) row by row with the reweighting (10)-(11).
+
+    Each row w (length C) minimises ½‖w‖₁² + (μ/2)‖w − v‖², v = P_k + Q_k/μ, which is (8) up to a
+    constant. Alg. 1 alternates G = Diag(‖w‖₁/(|w_c| + ϵ)) (10) and w = μv/(G + μ) (11) (G is
+    diagonal, so (11) is elementwise), for every row at once.
+
+    Parameters
+    ----------
+    V : ndarray of shape (M, C)
+        μP + Q divided by μ (the centre of the proximal term).
+    mu : float
+    W0 : ndarray of shape (M, C)
+        Warm start (the previous W).
+    max_iter, tol, eps : inner iteration cap, stop when max |ΔW| < tol, ϵ of (10).
+
+    Returns
+    -------
+    W : ndarray of shape (M, C)
+    n_iter : int
+    """
+    W = W0
+    muV = mu * V
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
+        absW = np.abs(W)
+        G = absW.sum(axis=1, keepdims=True) / (absW + eps)  # (10)
+        W_new = muV / (G + mu)  # (11), (μP_k + Q_k)(G + μI)⁻¹
+        delta = float(np.max(np.abs(W_new - W))) if W.size else 0.0
+        W = W_new
+        if delta < tol:
+            break
+    return W, n_iter
+
+
+def l12_row_prox_exact(V: np.ndarray, mu: float) -> np.ndarray:
+    """Closed-form solution of min_w ½‖w‖₁² + (μ/2)‖w − v‖² for every row v of V.
+
+    The optimum is a soft threshold w = sgn(v)(|v| − τ)₊ with τ = ‖w‖₁/μ; sorting |v| in decreasing
+    order, τ = S_k/(μ + k) for the largest k with |v|_(k) > S_k/(μ + k), S_k the sum of the k
+    largest |v|. An independent reference for Alg. 1 (used by the tests).
+    """
+    A = np.abs(V)
+    S = -np.sort(-A, axis=1)
+    k = np.arange(1, A.shape[1] + 1)
+    cums = np.cumsum(S, axis=1)
+    taus = cums / (mu + k)
+    active = S > taus
+    kk = np.maximum(np.where(active, k, 0).max(axis=1), 1)  # the largest such k
+    tau = taus[np.arange(A.shape[0]), kk - 1][:, None]
+    return np.sign(V) * np.maximum(A - tau, 0.0)
+
+
+def e_step(S: np.ndarray, y_col: np.ndarray, weight: float, p: int) -> np.ndarray:
+    """Elementwise argmin_E weight·(Y∘E)₊^p + ½‖E − S‖², the E sub-problem (13).
+
+    Where y·s ≤ 0 the loss is inactive and E = S; elsewhere (Ω = [Y∘S > 0]) E is S shrunk toward 0
+    by ``weight`` (p = 1, (14)) or divided by 1 + 2·weight (p = 2, (15)).
+
+    Parameters
+    ----------
+    S : ndarray of shape (N, C)
+    y_col : ndarray of shape (N, 1) or (N, C), labels ±1
+    weight : float
+        λ/μ.
+    p : {1, 2}
+    """
+    omega = y_col * S > 0
+    if p == 1:
+        shrunk = np.sign(S) * np.maximum(np.abs(S) - weight, 0.0)  # (14)
+    else:
+        shrunk = S / (1.0 + 2.0 * weight)  # (15)
+    return np.where(omega, shrunk, S)
+
+
+def exrm_alm(
+    X: np.ndarray,
+    y: np.ndarray,
+    n_components: int,
+    lam: float,
+    p: int,
+    *,
+    max_iter: int = 500,
+    tol: float = 0.05,
+    mu0: float = 1.0,
+    rho: float = 1.1,
+    mu_max: float | None = None,
+    inner_max_iter: int = 50,
+    inner_tol: float = 1e-8,
+    eps: float = 1e-8,
+    record_path: bool = True,
+) -> ExRMResult:
+    """Alg. 2: the ALM for problem (5) (``n_components`` = 1: PSVM).
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, M)
+        Training points as rows (the paper's X is this matrix transposed).
+    y : ndarray of shape (N,)
+        Labels in {−1, +1}.
+    n_components : int
+        C, the number of components.
+    lam : float
+        λ > 0.
+    p : {1, 2}
+        Hinge (p = 1) or squared hinge (p = 2) loss.
+    max_iter : int
+        Cap on outer iterations.
+    tol : float
+        Stop when |obj_t − obj_{t−1}| < tol, obj = (5) at (W, b) (the paper's rule with 0.05).
+        0 disables it.
+    mu0, rho : float
+        μ⁽⁰⁾ and the growth factor of (18) (the paper's 1 and 1.1).
+    mu_max : float or None
+        Optional ceiling on μ (None: μ grows without bound, as published).
+    inner_max_iter, inner_tol, eps : Alg. 1's cap, stop threshold and ϵ of (10).
+    record_path : bool
+        Keep the ensemble mean after every iteration (for staged predictions).
+
+    Returns
+    -------
+    ExRMResult
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    N, M = X.shape
+    C = int(n_components)
+    t_start = time.perf_counter()
+
+    # initialisation of Alg. 2
+    W = np.ones((M, C))
+    b = np.zeros(C)
+    P = np.zeros((M, C))
+    Q = np.ones((M, C))
+    Z = np.zeros((N, C))
+    E = np.zeros((N, C))  # first used by the b-step; Alg. 2 leaves it implicit, zero here
+    mu = float(mu0)
+    y_col = y[:, None]
+    # K = (I + XXᵀ)⁻¹ in the paper's orientation: (I + XᵀX)⁻¹ here, M × M, via Cholesky
+    gram = X.T @ X
+    gram[np.diag_indices_from(gram)] += 1.0
+    chol = np.linalg.cholesky(gram)
+
+    def solve_K(R: np.ndarray) -> np.ndarray:
+        return np.linalg.solve(chol.T, np.linalg.solve(chol, R))
+
+    trace: dict[str, list[float]] = {
+        "objective": [],
+        "residual_pw": [],
+        "residual_e": [],
+        "mu": [],
+        "inner_iter": [],
+        "time_s": [],
+    }
+    coef_path: list[np.ndarray] = []
+    intercept_path: list[float] = []
+    obj_prev = exrm_objective(X, y, W, b, lam, p)
+    stop_reason = "max_iter"
+    XP = X @ P  # XᵀP in the paper's orientation, N × C
+    t = 0
+    for t in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
+        # W-step, Alg. 1 on (8): centre P + Q/μ
+        W, n_inner = l12_row_prox_reweighted(
+            P + Q / mu, mu, W, max_iter=inner_max_iter, tol=inner_tol, eps=eps
+        )
+        # b-step (12): b = (1/N)(Y − E − XᵀP − Z/μ)ᵀ1, with the current E and P
+        b = (y_col - E - XP - Z / mu).mean(axis=0)
+        # E-step (13)-(15), S = Y − XᵀP − 1bᵀ − Z/μ, Ω = [Y∘S > 0]
+        E = e_step(y_col - XP - b - Z / mu, y_col, lam / mu, p)
+        # P-step (17): P = K(W − Q/μ + X(M_ − E)), M_ = Y − 1bᵀ − Z/μ
+        M_ = y_col - b - Z / mu
+        P = solve_K(W - Q / mu + X.T @ (M_ - E))
+        XP = X @ P
+        # multipliers and penalty (18)
+        R_e = E - y_col + XP + b
+        R_pw = P - W
+        Z += mu * R_e
+        Q += mu * R_pw
+        mu_used = mu
+        mu = rho * mu if mu_max is None else min(rho * mu, mu_max)
+
+        obj = exrm_objective(X, y, W, b, lam, p)
+        trace["objective"].append(obj)
+        trace["residual_pw"].append(float(np.linalg.norm(R_pw)))
+        trace["residual_e"].append(float(np.linalg.norm(R_e)))
+        trace["mu"].append(mu_used)
+        trace["inner_iter"].append(n_inner)
+        trace["time_s"].append(time.perf_counter() - t_start)
+        if record_path:
+            coef_path.append(W.mean(axis=1))
+            intercept_path.append(float(b.mean()))
+        if tol > 0 and abs(obj - obj_prev) < tol:
+            stop_reason = "tol"
+            break
+        obj_prev = obj
+
+    return ExRMResult(
+        W=W,
+        b=b,
+        objective=exrm_objective(X, y, W, b, lam, p),
+        n_iter=t,
+        stop_reason=stop_reason,
+        trace=trace,
+        coef_path=np.array(coef_path).reshape(-1, M) if record_path else None,
+        intercept_path=np.array(intercept_path) if record_path else None,
+    )
