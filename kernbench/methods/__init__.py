@@ -10,6 +10,7 @@ from kernbench.methods.adaboost_ecc import AdaBoostECC
 from kernbench.methods.adaboost_mh import AdaBoostMH
 from kernbench.methods.cgens import CGENS
 from kernbench.methods.cgens_sls import CGENSSLS
+from kernbench.methods.drm import DRM
 from kernbench.methods.exrm import ExRM
 from kernbench.methods.kernel_svm import SVMGauss, SVMPerc, SVMStump
 from kernbench.methods.lpboost import LPBoost
@@ -24,6 +25,7 @@ __all__ = [
     "AdaBoostMH",
     "CGENS",
     "CGENSSLS",
+    "DRM",
     "ExRM",
     "LPBoost",
     "MultiBoost",

@@ -20,6 +20,7 @@ FAST_PARAMS: dict[str, dict[str, Any]] = {
     "adaboost_mh": {"n_estimators": 10},
     "cgens": {"max_iter": 10},
     "cgens_sls": {"max_iter": 10},
+    "drm": {"n_components": 3},
     "exrm": {"n_components": 3},
     "lpboost": {"max_iter": 10},
     "multiboost": {"max_iter": 10},
