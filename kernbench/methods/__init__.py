@@ -18,11 +18,16 @@ from kernbench.methods.multiboost import MultiBoost
 from kernbench.methods.psvm import PSVM
 from kernbench.methods.registry import default_params, get_method, register, registry
 from kernbench.methods.rff_svm import RFFSVM
+from kernbench.methods.sklearn_ensembles import AdaSVM, AdaTree, BagSVM, BagTree
 
 __all__ = [
     "AdaBoost",
     "AdaBoostECC",
     "AdaBoostMH",
+    "AdaSVM",
+    "AdaTree",
+    "BagSVM",
+    "BagTree",
     "CGENS",
     "CGENSSLS",
     "DRM",
