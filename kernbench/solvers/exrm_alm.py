@@ -71,9 +71,13 @@ def exrm_objective(
     p : {1, 2}
     """
     row_l1 = np.abs(W).sum(axis=1)
-    slack = np.maximum(1.0 - y[:, None] * (X @ W + b), 0.0)
-    loss = slack.sum() if p == 1 else float(np.einsum("ij,ij->", slack, slack))
-    return float(0.5 * row_l1 @ row_l1 + lam * loss)
+    slack = X @ W
+    slack += b
+    slack *= -y[:, None]
+    slack += 1.0
+    np.maximum(slack, 0.0, out=slack)
+    loss = slack.sum() if p == 1 else np.vdot(slack, slack)
+    return float(0.5 * (row_l1 @ row_l1) + lam * loss)
 
 
 def l12_row_prox_reweighted(
@@ -153,9 +157,9 @@ def e_step(S: np.ndarray, y_col: np.ndarray, weight: float, p: int) -> np.ndarra
     """
     omega = y_col * S > 0
     if p == 1:
-        shrunk = np.sign(S) * np.maximum(np.abs(S) - weight, 0.0)  # (14)
+        shrunk = S - np.clip(S, -weight, weight)  # (14): sgn(S)·max(|S| − λ/μ, 0)
     else:
-        shrunk = S / (1.0 + 2.0 * weight)  # (15)
+        shrunk = S * (1.0 / (1.0 + 2.0 * weight))  # (15)
     return np.where(omega, shrunk, S)
 
 
@@ -223,12 +227,10 @@ def exrm_alm(
     mu = float(mu0)
     y_col = y[:, None]
     # K = (I + XXᵀ)⁻¹ in the paper's orientation: (I + XᵀX)⁻¹ here, M × M, via Cholesky
+    # (eigenvalues ≥ 1, so the explicit inverse is well conditioned and one matmul per step)
     gram = X.T @ X
     gram[np.diag_indices_from(gram)] += 1.0
-    chol = np.linalg.cholesky(gram)
-
-    def solve_K(R: np.ndarray) -> np.ndarray:
-        return np.linalg.solve(chol.T, np.linalg.solve(chol, R))
+    K = np.linalg.inv(gram)
 
     trace: dict[str, list[float]] = {
         "objective": [],
@@ -243,22 +245,30 @@ def exrm_alm(
     obj_prev = exrm_objective(X, y, W, b, lam, p)
     stop_reason = "max_iter"
     XP = X @ P  # XᵀP in the paper's orientation, N × C
+    inv_N = 1.0 / N
     t = 0
     for t in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
+        Q_mu = Q / mu
         # W-step, Alg. 1 on (8): centre P + Q/μ
         W, n_inner = l12_row_prox_reweighted(
-            P + Q / mu, mu, W, max_iter=inner_max_iter, tol=inner_tol, eps=eps
+            P + Q_mu, mu, W, max_iter=inner_max_iter, tol=inner_tol, eps=eps
         )
+        R = y_col - XP
+        R -= Z / mu  # Y − XᵀP − Z/μ
         # b-step (12): b = (1/N)(Y − E − XᵀP − Z/μ)ᵀ1, with the current E and P
-        b = (y_col - E - XP - Z / mu).mean(axis=0)
-        # E-step (13)-(15), S = Y − XᵀP − 1bᵀ − Z/μ, Ω = [Y∘S > 0]
-        E = e_step(y_col - XP - b - Z / mu, y_col, lam / mu, p)
-        # P-step (17): P = K(W − Q/μ + X(M_ − E)), M_ = Y − 1bᵀ − Z/μ
-        M_ = y_col - b - Z / mu
-        P = solve_K(W - Q / mu + X.T @ (M_ - E))
+        b = (R - E).sum(axis=0) * inv_N
+        # E-step (13)-(15) on S = Y − XᵀP − 1bᵀ − Z/μ
+        R -= b
+        E = e_step(R, y_col, lam / mu, p)
+        # P-step (17): P = K(W − Q/μ + X(M_ − E)), M_ − E = Y − 1bᵀ − Z/μ − E = S + XᵀP − E
+        R += XP
+        R -= E
+        P = K @ (W - Q_mu + X.T @ R)
         XP = X @ P
         # multipliers and penalty (18)
-        R_e = E - y_col + XP + b
+        R_e = XP + b
+        R_e += E
+        R_e -= y_col  # E − Y + XᵀP + 1bᵀ
         R_pw = P - W
         Z += mu * R_e
         Q += mu * R_pw
@@ -267,14 +277,14 @@ def exrm_alm(
 
         obj = exrm_objective(X, y, W, b, lam, p)
         trace["objective"].append(obj)
-        trace["residual_pw"].append(float(np.linalg.norm(R_pw)))
-        trace["residual_e"].append(float(np.linalg.norm(R_e)))
+        trace["residual_pw"].append(float(np.sqrt(np.vdot(R_pw, R_pw))))
+        trace["residual_e"].append(float(np.sqrt(np.vdot(R_e, R_e))))
         trace["mu"].append(mu_used)
         trace["inner_iter"].append(n_inner)
         trace["time_s"].append(time.perf_counter() - t_start)
         if record_path:
-            coef_path.append(W.mean(axis=1))
-            intercept_path.append(float(b.mean()))
+            coef_path.append(W.sum(axis=1) * (1.0 / C))
+            intercept_path.append(float(b.sum()) / C)
         if tol > 0 and abs(obj - obj_prev) < tol:
             stop_reason = "tol"
             break
