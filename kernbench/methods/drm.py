@@ -34,6 +34,9 @@ from kernbench.methods.base import IterativeMixin, KernbenchClassifier
 from kernbench.methods.registry import register
 from kernbench.solvers.drm_bcd import drm_bcd
 
+#: iterations scored per matrix product in staged_decision_function
+_STAGE_BLOCK = 256
+
 
 @register("drm")
 class DRM(IterativeMixin, KernbenchClassifier):
@@ -44,7 +47,8 @@ class DRM(IterativeMixin, KernbenchClassifier):
     n_components : int, default=10
         T, the number of learners (1: a linear ν-SVM).
     nu : float, default=0.5
-        ν of the ν-SVM loss; at most 2·min(class counts)/N.
+        ν of the ν-SVM loss. A ν above 2·min(class counts)/N (where the problem is unbounded) is
+        lowered to that bound; ``nu_`` holds the value used.
     mu : float, default=1.0
         Weight of the diversity penalty.
     max_iter : int, default=50
@@ -57,6 +61,8 @@ class DRM(IterativeMixin, KernbenchClassifier):
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
+    nu_ : float
+        The ν used.
     components_ : ndarray of shape (T, M)
     component_intercepts_, margins_, norm_multipliers_ : ndarray of shape (T,)
         b_t, ρ_t and the multipliers λ_t of ‖w_t‖ ≤ 1.
@@ -117,12 +123,15 @@ class DRM(IterativeMixin, KernbenchClassifier):
         self._validate_params()
         X, _, y_index = self._check_training_data(X, y, binary_only=True)
         y_pm = np.where(y_index == 1, 1.0, -1.0)
+        # ν above 2·min(class counts)/N leaves the ν-SVM unbounded (LIBSVM refuses it): clip
+        n_small = min(int(np.sum(y_index == 0)), int(np.sum(y_index == 1)))
+        self.nu_ = min(float(self.nu), 2.0 * n_small / X.shape[0])
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         res = drm_bcd(
             X,
             y_pm,
             int(self.n_components),
-            nu=float(self.nu),
+            nu=self.nu_,
             mu=float(self.mu),
             max_sweeps=int(self.max_iter),
             tol=float(self.tol),
@@ -158,9 +167,10 @@ class DRM(IterativeMixin, KernbenchClassifier):
         """The mean learner's decision after sweeps 1, …, ``n_iter_``."""
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        scores = X @ self.coef_path_.T + self.intercept_path_
-        for t in range(scores.shape[1]):
-            yield scores[:, t]
+        for start in range(0, self.coef_path_.shape[0], _STAGE_BLOCK):  # bounded memory
+            stop = start + _STAGE_BLOCK
+            scores = X @ self.coef_path_[start:stop].T + self.intercept_path_[start:stop]
+            yield from scores.T
 
     def predict(self, X: Any) -> np.ndarray:
         """sign of the mean decision as labels, sign(0) = +1 (``classes_[1]``)."""

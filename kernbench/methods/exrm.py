@@ -28,6 +28,9 @@ from kernbench.methods.base import IterativeMixin, KernbenchClassifier
 from kernbench.methods.registry import register
 from kernbench.solvers.exrm_alm import exrm_alm
 
+#: iterations scored per matrix product in staged_decision_function
+_STAGE_BLOCK = 256
+
 
 class ALMLinearEnsemble(IterativeMixin, KernbenchClassifier):
     """Shared fit/predict of ExRM and PSVM: Alg. 2 on C components, the mean as the model.
@@ -96,9 +99,10 @@ class ALMLinearEnsemble(IterativeMixin, KernbenchClassifier):
         """The ensemble mean's decision after outer iterations 1, …, ``n_iter_``."""
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        scores = X @ self.coef_path_.T + self.intercept_path_  # (n, n_iter)
-        for t in range(scores.shape[1]):
-            yield scores[:, t]
+        for start in range(0, self.coef_path_.shape[0], _STAGE_BLOCK):  # bounded memory
+            stop = start + _STAGE_BLOCK
+            scores = X @ self.coef_path_[start:stop].T + self.intercept_path_[start:stop]
+            yield from scores.T
 
     def predict(self, X: Any) -> np.ndarray:
         """sign(x ᵀw_e + b_e) as labels, sign(0) = +1 (``classes_[1]``)."""

@@ -63,3 +63,10 @@ def test_bad_input() -> None:
     X_nan[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         DRM().fit(X_nan, y)
+
+
+def test_infeasible_nu_is_lowered_to_the_class_bound() -> None:
+    X, _ = _data()
+    y = (np.arange(len(X)) < 30).astype(int)  # 30 of 120 positive: ν ≤ 0.5
+    est = DRM(n_components=2, nu=0.8, random_state=0).fit(X, y)
+    assert est.nu_ == pytest.approx(0.5)
