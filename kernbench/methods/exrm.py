@@ -152,8 +152,8 @@ class ExRM(ALMLinearEnsemble):
     n_iter_ : int
     stop_reason_ : {"tol", "max_iter"}
     trace_ : dict of lists
-        ``objective``, ``residual_pw`` (‖P − W‖_F), ``residual_e`` (‖E − Y + XᵀP + 1bᵀ‖_F), ``mu``,
-        ``inner_iter``, ``time_s`` per outer iteration.
+        ``objective``, ``residual_pw`` (‖P − W‖_F), ``residual_e`` (‖E − Y + XᵀP + 1bᵀ‖_F), ``mu``
+        and ``inner_iter`` (Alg. 1 sweeps) per outer iteration.
     model_size_ : int
         Non-zero entries of W.
 

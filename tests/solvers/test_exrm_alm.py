@@ -140,3 +140,16 @@ def test_objective_formula() -> None:
         for i in range(10):
             direct += 2.0 * max(0.0, 1 - y[i] * (X[i] @ W[:, c] + b[c])) ** 2
     assert exrm_objective(X, y, W, b, 2.0, 2) == pytest.approx(direct, rel=1e-12)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_compiled_engine_matches_the_numpy_reference(p: int) -> None:
+    X, y = _data(N=90, M=7, seed=7)
+    a = exrm_alm(X, y, 5, 2.0, p, engine="numpy")
+    b = exrm_alm(X, y, 5, 2.0, p, engine="numba")
+    assert a.n_iter == b.n_iter and a.stop_reason == b.stop_reason
+    np.testing.assert_allclose(b.W, a.W, atol=1e-10)
+    np.testing.assert_allclose(b.b, a.b, atol=1e-10)
+    for key in ("objective", "residual_pw", "residual_e", "mu", "inner_iter"):
+        np.testing.assert_allclose(b.trace[key], a.trace[key], rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(b.coef_path, a.coef_path, atol=1e-10)
