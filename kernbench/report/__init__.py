@@ -19,9 +19,18 @@ from kernbench.report.tables import (
     write_table_md,
 )
 
+
+def _exrm_fig1(results_dir):
+    """Guo, Wang & Ling Fig. 1 panels (imported on use: the module also runs as a script)."""
+    from kernbench.report.figures_exrm import fig1_figures
+
+    return fig1_figures(results_dir)
+
+
 # the extra kinds register here: figures_multiclass builds on figures (no import cycle)
 PLOT_KINDS["fig3"] = multiclass_figures
 PLOT_KINDS["fig5"] = fig5_figures
+PLOT_KINDS["exrm_fig1"] = _exrm_fig1
 
 __all__ = [
     "PLOT_KINDS",
