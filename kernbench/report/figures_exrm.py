@@ -216,9 +216,9 @@ def fig1_figures(results_dir: str | os.PathLike[str]) -> dict[str, Figure]:
     """``{panel name: Figure}`` for the Fig. 1 panels this store supports (``kernbench plot``)."""
     exp = load_experiment(results_dir)
     figs = {
-        "exrm_fig1_lambda": lambda_figure(exp),
-        "exrm_fig1_convergence": convergence_figure(exp),
-        "exrm_fig1_time": time_figure(exp),
+        "lambda": lambda_figure(exp),
+        "convergence": convergence_figure(exp),
+        "time": time_figure(exp),
     }
     return {k: v for k, v in figs.items() if v is not None}
 
