@@ -215,11 +215,9 @@ def time_figure(exp: Experiment) -> Figure | None:
 def fig1_figures(results_dir: str | os.PathLike[str]) -> dict[str, Figure]:
     """``{panel name: Figure}`` for the Fig. 1 panels this store supports (``kernbench plot``)."""
     exp = load_experiment(results_dir)
-    figs = {
-        "lambda": lambda_figure(exp),
-        "convergence": convergence_figure(exp),
-        "time": time_figure(exp),
-    }
+    figs = {"lambda": lambda_figure(exp), "time": time_figure(exp)}
+    if figs["lambda"] is None and figs["time"] is None:  # a λ grid or an N grid has traces too
+        figs["convergence"] = convergence_figure(exp)
     return {k: v for k, v in figs.items() if v is not None}
 
 
