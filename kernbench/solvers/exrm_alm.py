@@ -388,7 +388,7 @@ def _objective_nb(X, y, W, b, lam, p, XW):  # pragma: no cover - numba
         for c in range(C):
             s += abs(W[k, c])
         reg += s * s
-    XW[:, :] = np.dot(X, W)
+    np.dot(X, W, XW)  # in place: no N × C temporary
     loss = 0.0
     for i in range(N):
         for c in range(C):
@@ -439,7 +439,7 @@ def _alm_loop(
         # W-step, Alg. 1 on (8): all rows together, centre V = P + Q/μ
         for k in range(M):
             for c in range(C):
-                V[k, c] = P[k, c] + Q[k, c] / mu
+                V[k, c] = P[k, c] + Q[k, c] * (1.0 / mu)
         n_inner = 0
         for _ in range(inner_max):
             n_inner += 1
@@ -457,13 +457,15 @@ def _alm_loop(
             W[:, :] = W_new
             if delta < inner_tol:
                 break
-        # b-step (12) with the current E and P; R = Y − XᵀP − Z/μ
+        # b-step (12) with the current E and P; R = Y − XᵀP − Z/μ (row-major order throughout)
+        inv_mu = 1.0 / mu
+        b[:] = 0.0
+        for i in range(N):
+            for c in range(C):
+                R[i, c] = y[i] - XP[i, c] - Z[i, c] * inv_mu
+                b[c] += R[i, c] - E[i, c]
         for c in range(C):
-            acc = 0.0
-            for i in range(N):
-                R[i, c] = y[i] - XP[i, c] - Z[i, c] / mu
-                acc += R[i, c] - E[i, c]
-            b[c] = acc / N
+            b[c] /= N
         # E-step (13)-(15) on S = R − 1bᵀ; then R ← M_ − E = S + XᵀP − E for the P-step
         w = lam / mu
         for i in range(N):
@@ -481,9 +483,9 @@ def _alm_loop(
         T = np.dot(Xt, R)
         for k in range(M):
             for c in range(C):
-                T[k, c] += W[k, c] - Q[k, c] / mu
-        P[:, :] = np.dot(K, T)
-        XP[:, :] = np.dot(X, P)
+                T[k, c] += W[k, c] - Q[k, c] * inv_mu
+        np.dot(K, T, P)
+        np.dot(X, P, XP)
         # multipliers (18) and the residuals
         r_e = 0.0
         for i in range(N):
