@@ -19,7 +19,7 @@ KERNBENCH_MIRROR ?= $(abspath ../shared/datasets)
 export KERNBENCH_MIRROR
 STAMP := $(if $(VENV_PYTHON),$(VENV)/.install.stamp,.install.stamp)
 
-.PHONY: install test test-slow lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens faults docs docs-figures
+.PHONY: install test test-slow lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens reproduce-exrm faults docs docs-figures
 
 ifdef VENV
 $(VENV)/bin/python:
@@ -67,7 +67,7 @@ bench: $(STAMP)
 faults: $(STAMP) ## fault harness: >= 50 kill trials, >= 500 fuzzed specs, Dask worker kills
 	$(PYTHON) benchmarks/fault_harness.py
 
-reproduce: reproduce-lin-li reproduce-cgens
+reproduce: reproduce-lin-li reproduce-cgens reproduce-exrm
 
 reproduce-lin-li: $(STAMP) ## Lin & Li Tables I-II and Fig. 2 (100 runs by default; REALISATIONS=N to cap)
 	$(KB) run experiments/lin_li_table1.yaml --jobs $(JOBS) $(RFLAG)
@@ -92,15 +92,35 @@ reproduce-cgens: $(STAMP) ## Shen & Liu Tables I-IV and Figs 1, 2, 3, 5 (REALISA
 	$(KB) plot results/cgens_fig1 --kind boundary_trace --out results/figures
 	$(PYTHON) benchmarks/bench_cgens_vs_lpboost.py --repeats 1
 
+reproduce-exrm: $(STAMP) ## Guo, Wang & Ling Tables 1-3, Fig. 1 and the equivalence experiment (REALISATIONS=N to cap)
+	$(KB) run experiments/exrm_table1.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) table results/exrm_table1 --out results/exrm_table1.md
+	$(KB) run experiments/exrm_table2.yaml --jobs $(JOBS) $(RFLAG) --reuse results/exrm_table1
+	$(KB) table results/exrm_table2 --out results/exrm_table2.md
+	$(KB) run experiments/exrm_table3.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) table results/exrm_table3 --out results/exrm_table3.md
+	$(PYTHON) -m kernbench.report.figures_exrm table3 results/exrm_table3 --out results/exrm_table3_average.md
+	$(KB) run experiments/exrm_equivalence.yaml --jobs $(JOBS) $(RFLAG) --reuse results/exrm_table1
+	$(PYTHON) -m kernbench.report.figures_exrm equivalence results/exrm_equivalence --out results/exrm_equivalence.md
+	$(KB) run experiments/exrm_fig1_lambda.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) plot results/exrm_fig1_lambda --kind exrm_fig1 --out results/figures
+	$(KB) run experiments/exrm_fig1_convergence.yaml --jobs $(JOBS)
+	$(KB) plot results/exrm_fig1_convergence --kind exrm_fig1 --out results/figures
+	$(KB) run experiments/exrm_fig1_time.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) plot results/exrm_fig1_time --kind exrm_fig1 --out results/figures
+
 docs: $(STAMP) ## build the documentation site into site/ (warnings are errors, as in `make test`)
 	$(PYTHON) -m mkdocs build --strict
 
 # The figures the reproduction pages show, copied from what the reproduction targets drew from
-# their stores (run `make reproduce-lin-li reproduce-cgens` first).
+# their stores (run the reproduce-* targets first).
 docs-figures:
 	cp results/figures/boundary_threenorm-2d.png docs/lin_li_fig2.png
 	cp results/figures/boundary_trace_circle.png docs/cgens_fig1.png
 	cp results/figures/fig5_spambase.png docs/cgens_fig5_spambase.png
+	cp results/figures/exrm_fig1_lambda.png docs/papers/exrm_fig1_lambda.png
+	cp results/figures/exrm_fig1_convergence.png docs/papers/exrm_fig1_convergence.png
+	cp results/figures/exrm_fig1_time.png docs/papers/exrm_fig1_time.png
 
 clean:  # keeps .venv (remove it by hand to start afresh)
 	rm -rf .pytest_cache .ruff_cache build dist site *.egg-info $(STAMP)

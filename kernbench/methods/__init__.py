@@ -10,20 +10,31 @@ from kernbench.methods.adaboost_ecc import AdaBoostECC
 from kernbench.methods.adaboost_mh import AdaBoostMH
 from kernbench.methods.cgens import CGENS
 from kernbench.methods.cgens_sls import CGENSSLS
+from kernbench.methods.drm import DRM
+from kernbench.methods.exrm import ExRM
 from kernbench.methods.kernel_svm import SVMGauss, SVMPerc, SVMStump
 from kernbench.methods.lpboost import LPBoost
 from kernbench.methods.multiboost import MultiBoost
+from kernbench.methods.psvm import PSVM
 from kernbench.methods.registry import default_params, get_method, register, registry
 from kernbench.methods.rff_svm import RFFSVM
+from kernbench.methods.sklearn_ensembles import AdaSVM, AdaTree, BagSVM, BagTree
 
 __all__ = [
     "AdaBoost",
     "AdaBoostECC",
     "AdaBoostMH",
+    "AdaSVM",
+    "AdaTree",
+    "BagSVM",
+    "BagTree",
     "CGENS",
     "CGENSSLS",
+    "DRM",
+    "ExRM",
     "LPBoost",
     "MultiBoost",
+    "PSVM",
     "RFFSVM",
     "SVMGauss",
     "SVMPerc",

@@ -29,6 +29,8 @@ def plot_kind(name: str, help: str = "") -> Callable[[PlotBuilder], PlotBuilder]
     """Register a figure builder as the plot kind ``name`` (``help``: one line for ``--help``)."""
 
     def deco(builder: PlotBuilder) -> PlotBuilder:
+        if builder.__module__ == "__main__":  # a figure module run as a script: registered already
+            return builder
         if name in PLOT_KINDS and PLOT_KINDS[name] is not builder:
             raise ValueError(f"plot kind {name!r} registered twice")
         PLOT_KINDS[name] = builder

@@ -1,0 +1,521 @@
+"""ALM solver of the Exclusivity Regularized Machine problem (Guo, Wang & Ling, Alg. 1-2).
+
+Problem (5), with the linear feature map φ(x) = x, N points x_i ∈ R^M, labels y_i ∈ {−1, +1}, and C
+linear components W = [w_1 … w_C] ∈ R^{M×C}, b ∈ R^C::
+
+    min_{W,b}  ½ Σ_k (Σ_c |W_kc|)²  +  λ Σ_c Σ_i (1 − y_i(x_iᵀw_c + b_c))₊^p,      p ∈ {1, 2}.
+
+The paper splits it with P = W and E = Y − (XᵀP + 1bᵀ) (6) and runs an inexact augmented-Lagrangian
+(ALM) scheme on the Lagrangian (7): one pass of W (Alg. 1: a reweighted solve of each row of W,
+(10)-(11)), b (12), E (14)/(15) and P (17), then the multiplier and penalty updates (18). With one
+component (C = 1) the regulariser is ½‖w‖² and the scheme is the primal SVM ("PSVM") solver.
+
+All rows of Alg. 1 are independent, so they are iterated together as one (M, C) array. The default
+engine runs the whole loop compiled (numba), fusing the elementwise steps over the N × C arrays; the
+vectorised numpy engine is the reference it is tested against. One outer iteration costs
+O(NMC + M²C). The page ``docs/methods/exrm.md`` states
+the algorithm and the corrections to the printed text in full.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+
+@dataclass
+class ExRMResult:
+    """Output of :func:`exrm_alm`.
+
+    Attributes
+    ----------
+    W : ndarray of shape (M, C)
+        The components w_c as columns (the ALM's W variable at exit).
+    b : ndarray of shape (C,)
+    objective : float
+        Problem (5) at (W, b).
+    n_iter : int
+        Outer iterations run.
+    stop_reason : str
+        ``"tol"`` (|Δ objective| < tol) or ``"max_iter"``.
+    trace : dict of lists
+        One entry per outer iteration: ``objective`` (5) at (W, b), ``residual_pw`` ‖P − W‖_F,
+        ``residual_e`` ‖E − Y + XᵀP + 1bᵀ‖_F, ``mu`` (the penalty used in that iteration),
+        ``inner_iter`` (Alg. 1 sweeps), and with the numpy engine ``time_s`` (cumulative seconds).
+    coef_path, intercept_path : ndarray of shape (n_iter, M) and (n_iter,)
+        The ensemble mean (w_e, b_e) after each iteration (when ``record_path``).
+    """
+
+    W: np.ndarray
+    b: np.ndarray
+    objective: float
+    n_iter: int
+    stop_reason: str
+    trace: dict[str, list[float]] = field(default_factory=dict)
+    coef_path: np.ndarray | None = None
+    intercept_path: np.ndarray | None = None
+
+
+def exrm_objective(
+    X: np.ndarray, y: np.ndarray, W: np.ndarray, b: np.ndarray, lam: float, p: int
+) -> float:
+    """Problem (5): ½Σ_k(Σ_c|W_kc|)² + λ Σ_{c,i} (1 − y_i(x_iᵀw_c + b_c))₊^p.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, M)
+    y : ndarray of shape (N,), values ±1
+    W : ndarray of shape (M, C)
+    b : ndarray of shape (C,)
+    lam : float
+    p : {1, 2}
+    """
+    row_l1 = np.abs(W).sum(axis=1)
+    slack = X @ W
+    slack += b
+    slack *= -y[:, None]
+    slack += 1.0
+    np.maximum(slack, 0.0, out=slack)
+    loss = slack.sum() if p == 1 else np.vdot(slack, slack)
+    return float(0.5 * (row_l1 @ row_l1) + lam * loss)
+
+
+def l12_row_prox_reweighted(
+    V: np.ndarray,
+    mu: float,
+    W0: np.ndarray,
+    *,
+    max_iter: int = 50,
+    tol: float = 1e-8,
+    eps: float = 1e-8,
+) -> tuple[np.ndarray, int]:
+    """Alg. 1: solve the W sub-problem (8) row by row with the reweighting (10)-(11).
+
+    Each row w (length C) minimises ½‖w‖₁² + (μ/2)‖w − v‖², v = P_k + Q_k/μ, which is (8) up to a
+    constant. Alg. 1 alternates G = Diag(‖w‖₁/(|w_c| + ϵ)) (10) and w = μv/(G + μ) (11) (G is
+    diagonal, so (11) is elementwise), for every row at once.
+
+    Parameters
+    ----------
+    V : ndarray of shape (M, C)
+        μP + Q divided by μ (the centre of the proximal term).
+    mu : float
+    W0 : ndarray of shape (M, C)
+        Warm start (the previous W).
+    max_iter, tol, eps : inner iteration cap, stop when max |ΔW| < tol, ϵ of (10).
+
+    Returns
+    -------
+    W : ndarray of shape (M, C)
+    n_iter : int
+    """
+    W = W0
+    muV = mu * V
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
+        absW = np.abs(W)
+        G = absW.sum(axis=1, keepdims=True) / (absW + eps)  # (10)
+        W_new = muV / (G + mu)  # (11), (μP_k + Q_k)(G + μI)⁻¹
+        delta = float(np.max(np.abs(W_new - W))) if W.size else 0.0
+        W = W_new
+        if delta < tol:
+            break
+    return W, n_iter
+
+
+def l12_row_prox_exact(V: np.ndarray, mu: float) -> np.ndarray:
+    """Closed-form solution of min_w ½‖w‖₁² + (μ/2)‖w − v‖² for every row v of V.
+
+    The optimum is a soft threshold w = sgn(v)(|v| − τ)₊ with τ = ‖w‖₁/μ; sorting |v| in decreasing
+    order, τ = S_k/(μ + k) for the largest k with |v|_(k) > S_k/(μ + k), S_k the sum of the k
+    largest |v|. An independent reference for Alg. 1 (used by the tests).
+    """
+    A = np.abs(V)
+    S = -np.sort(-A, axis=1)
+    k = np.arange(1, A.shape[1] + 1)
+    cums = np.cumsum(S, axis=1)
+    taus = cums / (mu + k)
+    active = S > taus
+    kk = np.maximum(np.where(active, k, 0).max(axis=1), 1)  # the largest such k
+    tau = taus[np.arange(A.shape[0]), kk - 1][:, None]
+    return np.sign(V) * np.maximum(A - tau, 0.0)
+
+
+def e_step(S: np.ndarray, y_col: np.ndarray, weight: float, p: int) -> np.ndarray:
+    """Elementwise argmin_E weight·(Y∘E)₊^p + ½‖E − S‖², the E sub-problem (13).
+
+    Where y·s ≤ 0 the loss is inactive and E = S; elsewhere (Ω = [Y∘S > 0]) E is S shrunk toward 0
+    by ``weight`` (p = 1, (14)) or divided by 1 + 2·weight (p = 2, (15)).
+
+    Parameters
+    ----------
+    S : ndarray of shape (N, C)
+    y_col : ndarray of shape (N, 1) or (N, C), labels ±1
+    weight : float
+        λ/μ.
+    p : {1, 2}
+    """
+    omega = y_col * S > 0
+    if p == 1:
+        shrunk = S - np.clip(S, -weight, weight)  # (14): sgn(S)·max(|S| − λ/μ, 0)
+    else:
+        shrunk = S * (1.0 / (1.0 + 2.0 * weight))  # (15)
+    return np.where(omega, shrunk, S)
+
+
+def exrm_alm(
+    X: np.ndarray,
+    y: np.ndarray,
+    n_components: int,
+    lam: float,
+    p: int,
+    *,
+    max_iter: int = 500,
+    tol: float = 0.05,
+    mu0: float = 1.0,
+    rho: float = 1.1,
+    mu_max: float | None = None,
+    inner_max_iter: int = 50,
+    inner_tol: float = 1e-8,
+    eps: float = 1e-8,
+    record_path: bool = True,
+    engine: str = "numba",
+) -> ExRMResult:
+    """Alg. 2: the ALM for problem (5) (``n_components`` = 1: PSVM).
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, M)
+        Training points as rows (the paper's X is this matrix transposed).
+    y : ndarray of shape (N,)
+        Labels in {−1, +1}.
+    n_components : int
+        C, the number of components.
+    lam : float
+        λ > 0.
+    p : {1, 2}
+        Hinge (p = 1) or squared hinge (p = 2) loss.
+    max_iter : int
+        Cap on outer iterations.
+    tol : float
+        Stop when |obj_t − obj_{t−1}| < tol, obj = (5) at (W, b) (the paper's rule with 0.05).
+        0 disables it.
+    mu0, rho : float
+        μ⁽⁰⁾ and the growth factor of (18) (the paper's 1 and 1.1).
+    mu_max : float or None
+        Optional ceiling on μ (None: μ grows without bound, as published).
+    inner_max_iter, inner_tol, eps : Alg. 1's cap, stop threshold and ϵ of (10).
+    record_path : bool
+        Keep the ensemble mean after every iteration (for staged predictions).
+    engine : {"numba", "numpy"}
+        The compiled loop (one fused pass over the N × C arrays per step), or the vectorised
+        numpy reference it is tested against. The numba engine records no per-iteration time.
+
+    Returns
+    -------
+    ExRMResult
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    N, M = X.shape
+    C = int(n_components)
+    if engine == "numba":
+        return _exrm_alm_compiled(
+            X,
+            y,
+            C,
+            lam,
+            p,
+            max_iter,
+            tol,
+            mu0,
+            rho,
+            mu_max,
+            inner_max_iter,
+            inner_tol,
+            eps,
+            record_path,
+        )
+    if engine != "numpy":
+        raise ValueError(f"unknown engine {engine!r}; expected 'numba' or 'numpy'")
+    t_start = time.perf_counter()
+
+    # initialisation of Alg. 2
+    W = np.ones((M, C))
+    b = np.zeros(C)
+    P = np.zeros((M, C))
+    Q = np.ones((M, C))
+    Z = np.zeros((N, C))
+    E = np.zeros((N, C))  # first used by the b-step; Alg. 2 leaves it implicit, zero here
+    mu = float(mu0)
+    y_col = y[:, None]
+    # K = (I + XXᵀ)⁻¹ in the paper's orientation: (I + XᵀX)⁻¹ here, M × M, via Cholesky
+    # (eigenvalues ≥ 1, so the explicit inverse is well conditioned and one matmul per step)
+    gram = X.T @ X
+    gram[np.diag_indices_from(gram)] += 1.0
+    K = np.linalg.inv(gram)
+
+    trace: dict[str, list[float]] = {
+        "objective": [],
+        "residual_pw": [],
+        "residual_e": [],
+        "mu": [],
+        "inner_iter": [],
+        "time_s": [],
+    }
+    coef_path: list[np.ndarray] = []
+    intercept_path: list[float] = []
+    obj_prev = exrm_objective(X, y, W, b, lam, p)
+    stop_reason = "max_iter"
+    XP = X @ P  # XᵀP in the paper's orientation, N × C
+    inv_N = 1.0 / N
+    t = 0
+    for t in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
+        Q_mu = Q / mu
+        # W-step, Alg. 1 on (8): centre P + Q/μ
+        W, n_inner = l12_row_prox_reweighted(
+            P + Q_mu, mu, W, max_iter=inner_max_iter, tol=inner_tol, eps=eps
+        )
+        R = y_col - XP
+        R -= Z / mu  # Y − XᵀP − Z/μ
+        # b-step (12): b = (1/N)(Y − E − XᵀP − Z/μ)ᵀ1, with the current E and P
+        b = (R - E).sum(axis=0) * inv_N
+        # E-step (13)-(15) on S = Y − XᵀP − 1bᵀ − Z/μ
+        R -= b
+        E = e_step(R, y_col, lam / mu, p)
+        # P-step (17): P = K(W − Q/μ + X(M_ − E)), M_ − E = Y − 1bᵀ − Z/μ − E = S + XᵀP − E
+        R += XP
+        R -= E
+        P = K @ (W - Q_mu + X.T @ R)
+        XP = X @ P
+        # multipliers and penalty (18)
+        R_e = XP + b
+        R_e += E
+        R_e -= y_col  # E − Y + XᵀP + 1bᵀ
+        R_pw = P - W
+        Z += mu * R_e
+        Q += mu * R_pw
+        mu_used = mu
+        mu = rho * mu if mu_max is None else min(rho * mu, mu_max)
+
+        obj = exrm_objective(X, y, W, b, lam, p)
+        trace["objective"].append(obj)
+        trace["residual_pw"].append(float(np.sqrt(np.vdot(R_pw, R_pw))))
+        trace["residual_e"].append(float(np.sqrt(np.vdot(R_e, R_e))))
+        trace["mu"].append(mu_used)
+        trace["inner_iter"].append(n_inner)
+        trace["time_s"].append(time.perf_counter() - t_start)
+        if record_path:
+            coef_path.append(W.sum(axis=1) * (1.0 / C))
+            intercept_path.append(float(b.sum()) / C)
+        if tol > 0 and abs(obj - obj_prev) < tol:
+            stop_reason = "tol"
+            break
+        obj_prev = obj
+
+    return ExRMResult(
+        W=W,
+        b=b,
+        objective=exrm_objective(X, y, W, b, lam, p),
+        n_iter=t,
+        stop_reason=stop_reason,
+        trace=trace,
+        coef_path=np.array(coef_path).reshape(-1, M) if record_path else None,
+        intercept_path=np.array(intercept_path) if record_path else None,
+    )
+
+
+def _exrm_alm_compiled(
+    X: np.ndarray,
+    y: np.ndarray,
+    C: int,
+    lam: float,
+    p: int,
+    max_iter: int,
+    tol: float,
+    mu0: float,
+    rho: float,
+    mu_max: float | None,
+    inner_max_iter: int,
+    inner_tol: float,
+    eps: float,
+    record_path: bool,
+) -> ExRMResult:
+    N, M = X.shape
+    gram = X.T @ X
+    gram[np.diag_indices_from(gram)] += 1.0
+    K = np.linalg.inv(gram)
+    W = np.ones((M, C))
+    b = np.zeros(C)
+    rec = np.zeros((max_iter, 5))  # objective, ‖P − W‖, ‖E − Y + XᵀP + 1bᵀ‖, μ, Alg. 1 sweeps
+    coef_path = np.zeros((max_iter, M))
+    b_path = np.zeros(max_iter)
+    n_iter, converged = _alm_loop(
+        X, np.ascontiguousarray(X.T), y, K, W, b, float(lam), int(p), int(max_iter), float(tol),
+        float(mu0), float(rho), np.inf if mu_max is None else float(mu_max), int(inner_max_iter),
+        float(inner_tol), float(eps), rec, coef_path, b_path,
+    )  # fmt: skip
+    rec = rec[:n_iter]
+    trace = {
+        "objective": rec[:, 0].tolist(),
+        "residual_pw": rec[:, 1].tolist(),
+        "residual_e": rec[:, 2].tolist(),
+        "mu": rec[:, 3].tolist(),
+        "inner_iter": rec[:, 4].astype(int).tolist(),
+    }
+    return ExRMResult(
+        W=W,
+        b=b,
+        objective=exrm_objective(X, y, W, b, lam, p),
+        n_iter=int(n_iter),
+        stop_reason="tol" if converged else "max_iter",
+        trace=trace,
+        coef_path=coef_path[:n_iter].copy() if record_path else None,
+        intercept_path=b_path[:n_iter].copy() if record_path else None,
+    )
+
+
+@numba.njit(cache=True)
+def _objective_nb(X, y, W, b, lam, p, XW):  # pragma: no cover - numba
+    N, M = X.shape
+    C = W.shape[1]
+    reg = 0.0
+    for k in range(M):
+        s = 0.0
+        for c in range(C):
+            s += abs(W[k, c])
+        reg += s * s
+    np.dot(X, W, XW)  # in place: no N × C temporary
+    loss = 0.0
+    for i in range(N):
+        for c in range(C):
+            slack = 1.0 - y[i] * (XW[i, c] + b[c])
+            if slack > 0.0:
+                loss += slack if p == 1 else slack * slack
+    return 0.5 * reg + lam * loss
+
+
+@numba.njit(cache=True)
+def _alm_loop(
+    X,
+    Xt,
+    y,
+    K,
+    W,
+    b,
+    lam,
+    p,
+    max_iter,
+    tol,
+    mu0,
+    rho,
+    mu_max,
+    inner_max,
+    inner_tol,
+    eps,
+    rec,
+    coef_path,
+    b_path,
+):  # pragma: no cover - numba
+    """Alg. 2 with every step as in the numpy engine; W and b are updated in place."""
+    N, M = X.shape
+    C = W.shape[1]
+    P = np.zeros((M, C))
+    Q = np.ones((M, C))
+    Z = np.zeros((N, C))
+    E = np.zeros((N, C))
+    XP = np.zeros((N, C))
+    R = np.zeros((N, C))
+    V = np.zeros((M, C))
+    W_new = np.zeros((M, C))
+    G = np.zeros((M, C))
+    XW = np.zeros((N, C))
+    mu = mu0
+    obj_prev = _objective_nb(X, y, W, b, lam, p, XW)
+    for t in range(max_iter):
+        # W-step, Alg. 1 on (8): all rows together, centre V = P + Q/μ
+        for k in range(M):
+            for c in range(C):
+                V[k, c] = P[k, c] + Q[k, c] * (1.0 / mu)
+        n_inner = 0
+        for _ in range(inner_max):
+            n_inner += 1
+            delta = 0.0
+            for k in range(M):
+                row = 0.0
+                for c in range(C):
+                    row += abs(W[k, c])
+                for c in range(C):
+                    G[k, c] = row / (abs(W[k, c]) + eps)  # (10)
+                    W_new[k, c] = mu * V[k, c] / (G[k, c] + mu)  # (11)
+                    d = abs(W_new[k, c] - W[k, c])
+                    if d > delta:
+                        delta = d
+            W[:, :] = W_new
+            if delta < inner_tol:
+                break
+        # b-step (12) with the current E and P; R = Y − XᵀP − Z/μ (row-major order throughout)
+        inv_mu = 1.0 / mu
+        b[:] = 0.0
+        for i in range(N):
+            for c in range(C):
+                R[i, c] = y[i] - XP[i, c] - Z[i, c] * inv_mu
+                b[c] += R[i, c] - E[i, c]
+        for c in range(C):
+            b[c] /= N
+        # E-step (13)-(15) on S = R − 1bᵀ; then R ← M_ − E = S + XᵀP − E for the P-step
+        w = lam / mu
+        for i in range(N):
+            for c in range(C):
+                S = R[i, c] - b[c]
+                e = S
+                if y[i] * S > 0.0:
+                    if p == 1:
+                        e = S - w if S > w else (S + w if S < -w else 0.0)  # (14)
+                    else:
+                        e = S / (1.0 + 2.0 * w)  # (15)
+                E[i, c] = e
+                R[i, c] = S + XP[i, c] - e
+        # P-step (17)
+        T = np.dot(Xt, R)
+        for k in range(M):
+            for c in range(C):
+                T[k, c] += W[k, c] - Q[k, c] * inv_mu
+        np.dot(K, T, P)
+        np.dot(X, P, XP)
+        # multipliers (18) and the residuals
+        r_e = 0.0
+        for i in range(N):
+            for c in range(C):
+                d = E[i, c] - y[i] + XP[i, c] + b[c]
+                r_e += d * d
+                Z[i, c] += mu * d
+        r_pw = 0.0
+        for k in range(M):
+            for c in range(C):
+                d = P[k, c] - W[k, c]
+                r_pw += d * d
+                Q[k, c] += mu * d
+        rec[t, 1] = np.sqrt(r_pw)
+        rec[t, 2] = np.sqrt(r_e)
+        rec[t, 3] = mu
+        rec[t, 4] = n_inner
+        mu = min(rho * mu, mu_max)
+        obj = _objective_nb(X, y, W, b, lam, p, XW)
+        rec[t, 0] = obj
+        for k in range(M):
+            acc = 0.0
+            for c in range(C):
+                acc += W[k, c]
+            coef_path[t, k] = acc / C
+        acc = 0.0
+        for c in range(C):
+            acc += b[c]
+        b_path[t] = acc / C
+        if tol > 0.0 and abs(obj - obj_prev) < tol:
+            return t + 1, True
+        obj_prev = obj
+    return max_iter, False
