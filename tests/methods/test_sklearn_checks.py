@@ -18,6 +18,8 @@ FAST_PARAMS: dict[str, dict[str, Any]] = {
     "adaboost": {"n_estimators": 10},
     "adaboost_ecc": {"n_estimators": 10},
     "adaboost_mh": {"n_estimators": 10},
+    "cgboost": {"max_iter": 10, "kernels": ("linear", "rbf")},
+    "cgboost_regressor": {"max_iter": 10, "kernels": ("linear", "rbf")},
     "cgens": {"max_iter": 10},
     "cgens_sls": {"max_iter": 10},
     "lpboost": {"max_iter": 10},
