@@ -5,6 +5,7 @@
 ``summary_frame`` gives the numbers behind a table as a DataFrame.
 """
 
+from kernbench.report import figures_cgboost
 from kernbench.report.figures import PLOT_KINDS, plot_traces, trace_figures
 from kernbench.report.figures_features import fig5_figures
 from kernbench.report.figures_multiclass import multiclass_figures
@@ -22,6 +23,8 @@ from kernbench.report.tables import (
 # the extra kinds register here: figures_multiclass builds on figures (no import cycle)
 PLOT_KINDS["fig3"] = multiclass_figures
 PLOT_KINDS["fig5"] = fig5_figures
+PLOT_KINDS["cgboost_fig2"] = figures_cgboost.fig2_figures
+PLOT_KINDS["cgboost_fig3"] = figures_cgboost.fig3_figures
 
 __all__ = [
     "PLOT_KINDS",
