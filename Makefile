@@ -69,6 +69,16 @@ reproduce-cgens: $(STAMP) ## Shen & Liu Tables I-IV and Figs 1, 2, 3, 5 (REALISA
 	$(PYTHON) benchmarks/bench_cgens_vs_lpboost.py --repeats 1
 	$(PYTHON) -m kernbench.report.figures_cgens fig2 --out results/cgens_fig2.png
 
+.PHONY: reproduce-cgboost
+reproduce-cgboost: $(STAMP) ## Bi, Zhang & Bennett Tables 2-4, Figs 2-3 and the CG-Boost benchmark (REALISATIONS=N to cap)
+	$(KB) run experiments/cgboost_table2.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) table results/cgboost_table2 --out results/cgboost_table2.md
+	$(KB) run experiments/cgboost_table3_4.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) table results/cgboost_table3_4 --out results/cgboost_table3_4.md
+	$(KB) plot results/cgboost_table3_4 --kind cgboost_fig2 --out results/figures
+	$(KB) plot results/cgboost_table3_4 --kind cgboost_fig3 --out results/figures
+	$(PYTHON) benchmarks/bench_cgboost.py
+
 clean:
 	rm -rf .pytest_cache .ruff_cache build dist *.egg-info $(STAMP)
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
