@@ -22,9 +22,9 @@ the dual carries Σ_i g_i = 0. The dual objective at w is
 Back ends: :class:`OSQPKernelMaster` (2-norm; the QP is re-set-up with each new column and
 warm-started from the previous primal and dual solution), :class:`IncrementalKernelLPMaster`
 (1-norm; one HiGHS model grown by ``addCol``, re-solved from the previous basis, as LPBoost's
-master), :class:`SVMKernelMaster` (the classification QP (11) with free b is a linear SVM on the
-features K_{i,𝒲}: the project's warm-started SMO solver) and :func:`solve_kernel_master_cvxpy`
-(either norm, built afresh: the reference).
+master), :class:`SVMKernelMaster` (the classification QP (11) with free b is an SVM whose
+features are the selected columns: LIBSVM on their Gram matrix) and
+:func:`solve_kernel_master_cvxpy` (either norm, built afresh: the reference).
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from kernbench.solvers.linear_svm import RestrictedLinearSVM
 from kernbench.solvers.lp import _IncrementalHighs
 
 __all__ = [
@@ -420,11 +419,13 @@ class IncrementalKernelLPMaster(_IncrementalHighs):
 
 
 class SVMKernelMaster:
-    """The classification QP (11) (free α, unregularised b) as a linear SVM on the selected columns.
+    """The classification QP (11) (free α, unregularised b) as an SVM on the selected columns.
 
     (11) is the SVM min ½‖α‖² + C·Σξ s.t. y_i(Σ_j K_ij α_j + b) + ξ_i ≥ 1 whose features are the
-    selected kernel columns, so :class:`~kernbench.solvers.linear_svm.RestrictedLinearSVM` (exact
-    bias, SMO, warm-started from the previous dual) solves it; its dual variables are the u of (11).
+    selected kernel columns, i.e. the kernel G = K_𝒲 K_𝒲ᵀ (m × m, grown by k kᵀ per new column).
+    LIBSVM (scikit-learn's ``SVC(kernel="precomputed")``) solves its dual from scratch each time;
+    its multipliers are the u of (11), α = K_𝒲ᵀ(y∘u) and b is LIBSVM's intercept. Not warm-started
+    but fast; accurate to LIBSVM's tolerance (~1e-5 relative in the objective at ``tol=1e-7``).
 
     Parameters
     ----------
@@ -432,46 +433,52 @@ class SVMKernelMaster:
         A classification row form.
     C : float
     tol : float
-        Projected-gradient tolerance of the SMO solver.
-    max_epochs : int
+        LIBSVM's stopping tolerance.
     """
 
-    def __init__(self, rows: RowForm, C: float, *, tol: float = 1e-6, max_epochs: int = 10_000):
+    def __init__(self, rows: RowForm, C: float, *, tol: float = 1e-7):
         if rows.n_rows != rows.m or not np.all(rows.rhs == 1.0):
             raise ValueError("SVMKernelMaster solves the classification master only")
         self.rows = rows
         self.C = float(C)
-        self._svm = RestrictedLinearSVM(
-            rows.sign, self.C, bias_mode="exact", tol=tol, max_epochs=max_epochs
-        )
+        self.tol = float(tol)
         self._cols: list[np.ndarray] = []
+        self._G = np.zeros((rows.m, rows.m))
 
     @property
     def n_columns(self) -> int:
         return len(self._cols)
 
     def add_column(self, column: np.ndarray) -> None:
-        """Append a training column (m,) as a new feature (its weight enters at 0)."""
+        """Append a training column (m,) as a new feature: G += k kᵀ."""
         col = np.asarray(column, dtype=np.float64)
         self._cols.append(col)
-        self._svm.add_columns(col[:, None])
+        self._G += np.outer(col, col)
 
     def solve(self) -> KernelMasterResult:
-        """Re-solve the SVM dual warm-started from the previous α."""
+        """Solve the SVM dual on the current Gram matrix."""
+        from sklearn.svm import SVC
+
         if not self._cols:  # no feature: min C·Σ(1 − y_i b)₊ over b, an LP in one variable
             return self._bias_only()
-        info = self._svm.solve()
+        y = self.rows.sign
+        svc = SVC(C=self.C, kernel="precomputed", tol=self.tol, cache_size=200, max_iter=-1)
+        svc.fit(self._G, y)
+        sign = 1.0 if svc.classes_[1] > 0 else -1.0  # decision > 0 <-> classes_[1]
+        g = np.zeros(self.rows.m)
+        g[svc.support_] = sign * svc.dual_coef_[0]  # y_i u_i
         A = np.column_stack(self._cols)
+        alpha = A.T @ g
         return _result(
             self.rows,
             A,
-            self._svm.w,
-            self._svm.b,
-            self._svm.alpha,
+            alpha,
+            sign * float(svc.intercept_[0]),
+            np.abs(g),
             self.C,
             "l2",
-            info.stop_rule,
-            info.n_iter,
+            "libsvm",
+            int(np.sum(svc.n_iter_)),
         )
 
     def _bias_only(self) -> KernelMasterResult:
