@@ -292,11 +292,14 @@ class CGBoostBase(ColumnGenerationClassifier):
     def _coefficients(self) -> tuple[np.ndarray, float]:
         return self._res.alpha.copy(), float(self._res.b)
 
-    def _columns_per_kernel(self, n: int) -> dict[str, int]:
-        """Selected columns per library kernel among the first n (a composite column counts once
-        for each of its kernels; the constant column is not a kernel column)."""
+    def _columns_per_kernel(self, n: int, coef: np.ndarray | None = None) -> dict[str, int]:
+        """Selected columns per library kernel among the first n, only those with a non-zero
+        coefficient when ``coef`` is given (a composite column counts once for each of its
+        kernels; the constant column is not a kernel column)."""
         out = {k.name: 0 for k in self.kernels_}
-        for lrn in self.learners_[:n]:
+        for j, lrn in enumerate(self.learners_[:n]):
+            if coef is not None and coef[j] == 0:
+                continue
             for k in lrn.kernels:
                 out[k.name] += 1
         return out
@@ -318,7 +321,7 @@ class CGBoostBase(ColumnGenerationClassifier):
             self.trace_["objective"][len(self.coef_) - 1] if self.coef_.size else self._res.primal
         )
         J = self.coef_.shape[0]
-        self.n_columns_per_kernel_ = self._columns_per_kernel(J)
+        self.n_columns_per_kernel_ = self._columns_per_kernel(J, self.coef_)
         self.model_size_ = int(np.count_nonzero(self.coef_))
         self.dual_coef_ = self._res.w.copy()
         self.kernel_evaluations_ = int(self._space.n_evaluated)
@@ -416,7 +419,7 @@ class CGBoost(CGBoostBase):
     Attributes
     ----------
     coef_, intercept_ : the final α and b; learners_ : the selected columns (kernel, centre);
-    n_columns_per_kernel_ : dict, kernel name -> selected columns; termination_rule_ : "TR1".."TR4";
+    n_columns_per_kernel_ : dict, kernel name -> columns with α ≠ 0; termination_rule_ : TR1..TR4;
     trace_ : per iteration objective, train_error, validation_error, kernel_evals (columns scored),
     kernel_computed (cache misses), columns_<kernel>, time_s, ...; model_size_ : non-zero α;
     final_objective_, dual_coef_ (row multipliers), kernel_evaluations_, kernel_computations_.
