@@ -19,7 +19,7 @@ KERNBENCH_MIRROR ?= $(abspath ../shared/datasets)
 export KERNBENCH_MIRROR
 STAMP := $(if $(VENV_PYTHON),$(VENV)/.install.stamp,.install.stamp)
 
-.PHONY: install test test-slow lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens reproduce-exrm faults docs docs-figures
+.PHONY: install test test-slow lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens reproduce-exrm reproduce-cgboost faults docs docs-figures
 
 ifdef VENV
 $(VENV)/bin/python:
@@ -67,7 +67,7 @@ bench: $(STAMP)
 faults: $(STAMP) ## fault harness: >= 50 kill trials, >= 500 fuzzed specs, Dask worker kills
 	$(PYTHON) benchmarks/fault_harness.py
 
-reproduce: reproduce-lin-li reproduce-cgens reproduce-exrm
+reproduce: reproduce-lin-li reproduce-cgens reproduce-exrm reproduce-cgboost
 
 reproduce-lin-li: $(STAMP) ## Lin & Li Tables I-II and Fig. 2 (100 runs by default; REALISATIONS=N to cap)
 	$(KB) run experiments/lin_li_table1.yaml --jobs $(JOBS) $(RFLAG)
@@ -108,6 +108,16 @@ reproduce-exrm: $(STAMP) ## Guo, Wang & Ling Tables 1-3, Fig. 1 and the equivale
 	$(KB) plot results/exrm_fig1_convergence --kind exrm_fig1 --out results/figures
 	$(KB) run experiments/exrm_fig1_time.yaml --jobs $(JOBS) $(RFLAG)
 	$(KB) plot results/exrm_fig1_time --kind exrm_fig1 --out results/figures
+
+
+reproduce-cgboost: $(STAMP) ## Bi, Zhang & Bennett Tables 2-4, Figs 2-3 and the CG-Boost benchmark (REALISATIONS=N to cap)
+	$(KB) run experiments/cgboost_table2.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) table results/cgboost_table2 --out results/cgboost_table2.md
+	$(KB) run experiments/cgboost_table3_4.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) table results/cgboost_table3_4 --out results/cgboost_table3_4.md
+	$(KB) plot results/cgboost_table3_4 --kind cgboost_fig2 --out results/figures
+	$(KB) plot results/cgboost_table3_4 --kind cgboost_fig3 --out results/figures
+	$(PYTHON) benchmarks/bench_cgboost.py
 
 docs: $(STAMP) ## build the documentation site into site/ (warnings are errors, as in `make test`)
 	$(PYTHON) -m mkdocs build --strict

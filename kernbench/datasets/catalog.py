@@ -143,6 +143,69 @@ _GLOBAL_OPTIONS: dict[str, dict[str, Any]] = {
 }
 
 
+#: options of every multi-class entry: a binary task from chosen classes (one-vs-rest or one-vs-one)
+_BINARISE_OPTIONS: dict[str, dict[str, Any]] = {
+    "positive": {
+        "type": "classes",
+        "default": None,
+        "doc": "class names mapped to +1 (the others, or `negative`, to -1); null = multi-class",
+    },
+    "negative": {
+        "type": "classes",
+        "default": None,
+        "doc": "class names mapped to -1 (with `positive`); rows of unlisted classes are dropped",
+    },
+}
+
+
+def _class_key(label: str) -> tuple[int, float | str]:
+    try:
+        return (0, float(label))
+    except ValueError:
+        return (1, label)
+
+
+def _check_classes(name: str, key: str, value: Any) -> list[str] | None:
+    """A non-empty list of distinct class names of dataset ``name`` (sorted, as strings)."""
+    where = f"dataset {name!r}: option {key!r}"
+    if value is None:
+        return None
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list | tuple) or not value:
+        raise DataError(f"{where} must be a non-empty list of class names, got {value!r}")
+    labels: list[str] = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, str | int):
+            raise DataError(f"{where}: class names are strings or integers, got {v!r}")
+        labels.append(str(v))
+    if len(set(labels)) != len(labels):
+        raise DataError(f"{where} lists a class twice: {value!r}")
+    known = get_dataset(name).class_counts
+    if known:
+        unknown = [v for v in labels if v not in known]
+        if unknown:
+            names = ", ".join(sorted(known, key=_class_key))
+            raise DataError(f"{where}: unknown class {unknown[0]!r} (classes: {names})")
+    return sorted(labels, key=_class_key)
+
+
+def _check_binarise(name: str, out: dict[str, Any]) -> None:
+    pos, neg = out.get("positive"), out.get("negative")
+    where = f"dataset {name!r}"
+    if neg is not None and pos is None:
+        raise DataError(f"{where}: option 'negative' needs 'positive' (the classes mapped to +1)")
+    if pos is None:
+        return
+    if neg is not None and set(pos) & set(neg):
+        raise DataError(
+            f"{where}: classes {sorted(set(pos) & set(neg))} are both positive and negative"
+        )
+    known = get_dataset(name).class_counts
+    if known and neg is None and set(pos) == set(known):
+        raise DataError(f"{where}: option 'positive' lists every class; no class is left for -1")
+
+
 def _entry_from_dict(
     raw: dict[str, Any], origin: str = "kernbench", keep_raw: bool = False
 ) -> DatasetEntry:
@@ -179,7 +242,11 @@ def _entry_from_dict(
         citation=raw.get("citation"),
         files=files,
         requires=tuple(raw.get("requires", ())),
-        options={**_GLOBAL_OPTIONS, **raw.get("options", {})},
+        options={
+            **_GLOBAL_OPTIONS,
+            **(_BINARISE_OPTIONS if raw["task"] == "multiclass" else {}),
+            **raw.get("options", {}),
+        },
         predefined=raw.get("predefined"),
         substitution=raw.get("substitution"),
         papers=tuple(raw.get("papers", ())),
@@ -307,6 +374,8 @@ def get_dataset(name: str) -> DatasetEntry:
 def _check_value(name: str, key: str, spec: dict[str, Any], value: Any) -> Any:
     kind = spec["type"]
     where = f"dataset {name!r}: option {key!r}"
+    if kind == "classes":
+        return _check_classes(name, key, value)
     if value is None and spec.get("default", 0) is None:
         return None
     if kind == "int":
@@ -363,4 +432,5 @@ def resolve_options(name: str, options: dict[str, Any] | None) -> dict[str, Any]
         out[key] = _check_value(entry.name, key, entry.options[key], value)
     for key, spec in entry.options.items():
         out.setdefault(key, spec.get("default"))
+    _check_binarise(entry.name, out)
     return dict(sorted(out.items()))

@@ -374,7 +374,7 @@ def _finish(
     fraction = float(opts.get("label_noise") or 0.0)
     info["label_noise"] = {"fraction": fraction, "n_flipped": 0}
     if fraction > 0:
-        k = entry.classes if entry.task != "binary" else 2
+        k = entry.classes if entry.task != "binary" and not opts.get("positive") else 2
         ytr, flipped = flip_labels(
             ytr, fraction, seed=derive_seed(seed, entry.name, index, "label_noise"), n_classes=k
         )
@@ -404,7 +404,12 @@ def dataset_fingerprint(name: str, options: dict[str, Any] | None) -> str:
         "files": sorted((_portable(f.path), f.sha256) for f in entry.all_files()),
         "recipe": {k: _portable(v) for k, v in entry.recipe.items()},
         "predefined": entry.predefined,
-        "options": resolve_options(entry.name, options),
+        "options": {
+            k: v
+            for k, v in resolve_options(entry.name, options).items()
+            # unset class options leave the identity of multi-class cells as it was
+            if not (k in ("positive", "negative") and v is None)
+        },
     }
     if entry.is_generated:
         doc["generator_version"] = generators.GENERATOR_VERSION

@@ -35,6 +35,7 @@ from kernbench.errors import DataError
 
 __all__ = [
     "Pool",
+    "binarise",
     "clear_caches",
     "label_text",
     "load_pool",
@@ -341,6 +342,15 @@ def pool_from_entry(entry: DatasetEntry, options: dict[str, Any] | None = None) 
     X = np.asarray(pool.X, dtype=np.float64)
     if not np.isfinite(X).all():
         raise DataError(f"dataset {entry.name!r}: non-finite feature values after parsing")
+    opts = dict(options or {})
+    if opts.get("positive"):
+        pool = binarise(
+            Pool(X, pool.y, pool.train_mask, pool.files, pool.flags, pool.class_names),
+            opts["positive"],
+            opts.get("negative"),
+            entry.name,
+        )
+        X = pool.X
     return Pool(
         _frozen(X),
         _frozen(pool.y.astype(np.int64)),
@@ -349,3 +359,26 @@ def pool_from_entry(entry: DatasetEntry, options: dict[str, Any] | None = None) 
         pool.flags,
         pool.class_names,
     )
+
+
+def binarise(pool: Pool, positive: list[str], negative: list[str] | None, name: str = "") -> Pool:
+    """A binary task from a multi-class pool: classes ``positive`` -> +1, ``negative`` (default:
+    every other class) -> -1; rows of classes in neither list are dropped (one-vs-one).
+
+    Raises
+    ------
+    DataError
+        A listed class is not among the pool's class names.
+    """
+    # multi-class labels are indices 0..K-1; a loader without names is named by them
+    names = list(pool.class_names) or [str(i) for i in range(int(pool.y.max()) + 1)]
+    for label in [*positive, *(negative or [])]:
+        if label not in names:
+            raise DataError(f"dataset {name!r}: no class {label!r} (classes: {', '.join(names)})")
+    pos = np.isin(pool.y, [names.index(c) for c in positive])
+    keep = np.ones(pool.y.size, dtype=bool)
+    if negative is not None:
+        keep = pos | np.isin(pool.y, [names.index(c) for c in negative])
+    y = np.where(pos, 1, -1)[keep].astype(np.int64)
+    mask = None if pool.train_mask is None else pool.train_mask[keep]
+    return Pool(pool.X[keep], y, mask, pool.files, (*pool.flags, "binarised"), ("-1", "+1"))

@@ -8,6 +8,8 @@
 from kernbench.methods.adaboost import AdaBoost
 from kernbench.methods.adaboost_ecc import AdaBoostECC
 from kernbench.methods.adaboost_mh import AdaBoostMH
+from kernbench.methods.cgboost import CGBoost
+from kernbench.methods.cgboost_regressor import CGBoostRegressor
 from kernbench.methods.cgens import CGENS
 from kernbench.methods.cgens_sls import CGENSSLS
 from kernbench.methods.drm import DRM
@@ -28,6 +30,8 @@ __all__ = [
     "AdaTree",
     "BagSVM",
     "BagTree",
+    "CGBoost",
+    "CGBoostRegressor",
     "CGENS",
     "CGENSSLS",
     "DRM",

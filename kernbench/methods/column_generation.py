@@ -338,7 +338,7 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
             trace["objective"].append(float(step.objective))
             trace["gap"].append(float(step.gap))
             trace["score"].append(float(score))
-            trace["train_error"].append(float(np.mean(self._labels_from_decision(dec) != y)))
+            trace["train_error"].append(self._train_error(dec, y))
             trace["time_s"].append(time.perf_counter() - t0)
             trace["n_columns"].append(self._n_cols)
             trace["solver_iter"].append(int(step.solver_iter))
@@ -363,6 +363,10 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         self._finish_fit()
         del self._H, self._space, self._selected, self._stump_ids
         return self
+
+    def _train_error(self, dec: np.ndarray, y: np.ndarray) -> float:
+        """Training error traced per iteration (misclassified fraction; a regressor: its RMSE)."""
+        return float(np.mean(self._labels_from_decision(dec) != y))
 
     def _should_stop(self, step: MasterStep) -> str | None:
         """Hook after each restricted solve: a stop reason (e.g. the objective stalled) or None."""

@@ -9,6 +9,7 @@ table as a DataFrame. Reports read stores only; nothing here fits a model.
 # --- figure modules (each registers its plot kinds); keep one import per line, sorted ---
 from kernbench.report import (  # noqa: F401
     figures_boundary,
+    figures_cgboost,
     figures_exrm,
     figures_features,
     figures_multiclass,

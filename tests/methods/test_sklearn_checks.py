@@ -22,6 +22,8 @@ FAST_PARAMS: dict[str, dict[str, Any]] = {
     "ada_tree": {"n_estimators": 3},
     "bag_svm": {"n_estimators": 3},
     "bag_tree": {"n_estimators": 3},
+    "cgboost": {"max_iter": 10, "kernels": ("linear", "rbf")},
+    "cgboost_regressor": {"max_iter": 10, "kernels": ("linear", "rbf")},
     "cgens": {"max_iter": 10},
     "cgens_sls": {"max_iter": 10},
     "drm": {"n_components": 3},

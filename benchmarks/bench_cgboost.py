@@ -1,0 +1,257 @@
+"""CG-Boost: stratified vs regular column generation, mixture vs composite prediction time, and the
+OSQP master (warm-started) vs cvxpy per restricted solve.
+
+Data: pendigits odd (+1) vs even (−1) through the ``positive`` dataset option (the largest binary
+digit task of the offline mirror; MNIST and covtype are not mirrored), features standardised on the
+training part; kernels L, Q, R (σ = mean squared distance), C = 1.
+
+1. ``cg``: stratified vs regular CG to TR2 on the same training set, for the 2-norm QP (OSQP,
+   ``--n-qp`` points) and the 1-norm LP (HiGHS, ``--n-lp`` points): kernel columns scored (pricing
+   work; one column = K_p(·, x_k) over the m points), columns computed (cache misses), columns
+   generated, wall time and the final objective (they must agree).
+2. ``predict``: mixture (stratified L,Q,R) vs composite (L+Q+R) models trained on ``--n-lp`` points
+   (1-norm, TR2), prediction time on every remaining pendigits row (median of ``--repeats``).
+3. ``master``: one column sequence (``--n-master`` points, the first ``--columns`` columns a 2-norm
+   fit generated) re-solved column by column by OSQP warm-started, OSQP cold, LIBSVM on the Gram
+   matrix of the columns, and cvxpy (Clarabel, rebuilt each time); median time per restricted
+   solve, the largest objective difference to cvxpy, and OSQP solves finished by Clarabel.
+
+4. ``table2_qp`` (only when asked: minutes per model): the four Table 2 models (linear, RBF,
+   composite, mixture) under the 2-norm QP to TR2 on one stratified 80/20 split of ``--dataset``
+   with ``--C``: test error, FP/FN rates, fit and prediction time, columns per kernel.
+
+Writes benchmarks/results/bench_cgboost.csv (``--out``).
+
+    python benchmarks/bench_cgboost.py [--n-qp 200] [--n-lp 1000] [--n-master 300] [--columns 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from kernbench.datasets.recipes import load_pool
+from kernbench.methods.cgboost import CGBoost
+from kernbench.solvers.kernel_masters import (
+    OSQPKernelMaster,
+    RowForm,
+    SVMKernelMaster,
+    solve_kernel_master_cvxpy,
+)
+
+OUT = Path(__file__).parent / "results" / "bench_cgboost.csv"
+LQR = ("linear", "quadratic", "rbf")
+
+
+def pendigits_odd_even(n_train: int, seed: int = 0):
+    """n_train random rows for training and every other row for testing, standardised."""
+    pool = load_pool("pendigits", {"positive": [1, 3, 5, 7, 9]})
+    idx = np.random.default_rng(seed).permutation(pool.y.size)
+    tr, te = idx[:n_train], idx[n_train:]
+    mu, sd = pool.X[tr].mean(0), pool.X[tr].std(0)
+    sd[sd == 0] = 1.0
+    return (pool.X[tr] - mu) / sd, pool.y[tr], (pool.X[te] - mu) / sd, pool.y[te]
+
+
+def bench_cg(n: int, norm: str, rows: list[dict]) -> None:
+    X, y, _, _ = pendigits_odd_even(n)
+    out = {}
+    for stratified in (True, False):
+        t0 = time.perf_counter()
+        est = CGBoost(C=1.0, kernels=LQR, norm=norm, stratified=stratified, max_iter=10 * n).fit(
+            X, y
+        )
+        wall = time.perf_counter() - t0
+        name = "stratified" if stratified else "regular"
+        out[name] = est
+        rows.append(
+            dict(
+                part="cg",
+                norm=norm,
+                m=n,
+                variant=name,
+                termination=est.termination_rule_,
+                columns_generated=est.n_iter_,
+                columns_scored=est.kernel_evaluations_,
+                columns_scored_per_iter=round(est.kernel_evaluations_ / max(est.n_iter_, 1), 1),
+                columns_computed=est.kernel_computations_,
+                final_objective=est.final_objective_,
+                wall_s=round(wall, 3),
+                columns_per_kernel=est.n_columns_per_kernel_,
+            )
+        )
+        print(rows[-1])
+    s, r = out["stratified"], out["regular"]
+    print(
+        f"== {norm} m={n}: regular/stratified columns scored "
+        f"{r.kernel_evaluations_ / s.kernel_evaluations_:.1f}x, objectives "
+        f"{s.final_objective_:.10g} vs {r.final_objective_:.10g}"
+    )
+
+
+def bench_predict(n: int, repeats: int, rows: list[dict]) -> None:
+    X, y, Xt, yt = pendigits_odd_even(n)
+    for label, kw in (("mixture L,Q,R", {}), ("composite L+Q+R", {"composite": True})):
+        est = CGBoost(C=1.0, kernels=LQR, norm="l1", **kw).fit(X, y)
+        est.predict(Xt[:100])  # warm-up
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            pred = est.predict(Xt)
+            times.append(time.perf_counter() - t0)
+        rows.append(
+            dict(
+                part="predict",
+                norm="l1",
+                m=n,
+                variant=label,
+                termination=est.termination_rule_,
+                columns_generated=est.n_iter_,
+                columns_per_kernel=est.n_columns_per_kernel_,
+                n_test=len(yt),
+                test_error=round(float(np.mean(pred != yt)), 4),
+                predict_s=round(statistics.median(times), 5),
+                fit_s=round(est.fit_time_, 3),
+            )
+        )
+        print(rows[-1])
+    mix, comp = rows[-2]["predict_s"], rows[-1]["predict_s"]
+    print(f"== composite/mixture prediction time: {comp / mix:.1f}x")
+
+
+def bench_master(n: int, n_cols: int, rows: list[dict]) -> None:
+    X, y, _, _ = pendigits_odd_even(n)
+    est = CGBoost(C=1.0, kernels=LQR, max_iter=n_cols).fit(X, y)
+    A = np.column_stack([lrn.predict(X) for lrn in est.learners_])
+    form = RowForm.classification(np.where(y == est.classes_[1], 1.0, -1.0))
+    timings: dict[str, list[float]] = {}
+    objectives: dict[str, list[float]] = {}
+    fallbacks: dict[str, int] = {}
+    masters = {
+        "osqp_warm": lambda: OSQPKernelMaster(form, 1.0, warm_start=True, eps=1e-7),
+        "osqp_cold": lambda: OSQPKernelMaster(form, 1.0, warm_start=False, eps=1e-7),
+        "libsvm": lambda: SVMKernelMaster(form, 1.0, tol=1e-7),
+    }
+    for key, make in masters.items():
+        master = make()
+        master.solve()
+        timings[key], objectives[key] = [], []
+        for j in range(A.shape[1]):
+            master.add_column(A[:, j])
+            t0 = time.perf_counter()
+            res = master.solve()
+            timings[key].append(time.perf_counter() - t0)
+            objectives[key].append(res.primal)
+        fallbacks[key] = getattr(master, "n_fallbacks", 0)
+    timings["cvxpy_clarabel"], objectives["cvxpy_clarabel"] = [], []
+    for j in range(A.shape[1]):
+        t0 = time.perf_counter()
+        res = solve_kernel_master_cvxpy(A[:, : j + 1], form, 1.0)
+        timings["cvxpy_clarabel"].append(time.perf_counter() - t0)
+        objectives["cvxpy_clarabel"].append(res.primal)
+    ref = np.asarray(objectives["cvxpy_clarabel"])
+    for key, ts in timings.items():
+        rel = float(np.max(np.abs(np.asarray(objectives[key]) - ref) / ref))
+        rows.append(
+            dict(
+                part="master",
+                norm="l2",
+                m=n,
+                variant=key,
+                columns_generated=A.shape[1],
+                median_solve_s=round(statistics.median(ts), 5),
+                total_s=round(sum(ts), 3),
+                max_rel_objective_diff_vs_cvxpy=f"{rel:.1e}",
+                clarabel_fallbacks=fallbacks.get(key, 0),
+            )
+        )
+        print(rows[-1])
+    w, c = statistics.median(timings["osqp_warm"]), statistics.median(timings["cvxpy_clarabel"])
+    cold = statistics.median(timings["osqp_cold"])
+    svm = statistics.median(timings["libsvm"])
+    print(f"== cvxpy/OSQP-warm per restricted solve: {c / w:.2f}x (OSQP cold/warm {cold / w:.2f}x,")
+    print(f"   cvxpy/LIBSVM {c / svm:.1f}x)")
+
+
+def bench_table2_qp(dataset: str, C: float, rows: list[dict]) -> None:
+    """The four Table 2 models under the 2-norm QP to TR2 on one stratified 80/20 split."""
+    from sklearn.model_selection import train_test_split
+
+    pool = load_pool(dataset)
+    Xtr, Xte, ytr, yte = train_test_split(
+        pool.X, pool.y, train_size=0.8, stratify=pool.y, random_state=0
+    )
+    mu, sd = Xtr.mean(0), Xtr.std(0)
+    sd[sd == 0] = 1.0
+    Xtr, Xte = (Xtr - mu) / sd, (Xte - mu) / sd
+    models = {
+        "linear": dict(kernels=("linear",)),
+        "RBF": dict(kernels=("rbf",)),
+        "composite": dict(kernels=("linear", "rbf"), composite=True),
+        "mixture": dict(kernels=("linear", "rbf")),
+    }
+    for label, kw in models.items():
+        est = CGBoost(C=C, **kw).fit(Xtr, ytr)
+        t0 = time.perf_counter()
+        pred = est.predict(Xte)
+        t_tst = time.perf_counter() - t0
+        pos, neg = yte == 1, yte == -1
+        rows.append(
+            dict(
+                part="table2_qp",
+                norm="l2",
+                m=len(ytr),
+                variant=f"{dataset} {label}",
+                termination=est.termination_rule_,
+                columns_generated=est.n_iter_,
+                columns_per_kernel=est.n_columns_per_kernel_,
+                n_test=len(yte),
+                test_error=round(float(np.mean(pred != yte)), 4),
+                fp_pct=round(100 * float(np.mean(pred[neg] == 1)), 2),
+                fn_pct=round(100 * float(np.mean(pred[pos] == -1)), 2),
+                fit_s=round(est.fit_time_, 3),
+                predict_s=round(t_tst, 5),
+            )
+        )
+        print(rows[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n-qp", type=int, default=200)
+    ap.add_argument("--n-lp", type=int, default=1000)
+    ap.add_argument("--n-master", type=int, default=300)
+    ap.add_argument("--columns", type=int, default=60)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--parts", default="cg,predict,master")
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--dataset", default="ionosphere", help="table2_qp: a binary catalogue set")
+    ap.add_argument("--C", type=float, default=1.0, help="table2_qp: the slack penalty")
+    args = ap.parse_args()
+    parts = set(args.parts.split(","))
+    rows: list[dict] = []
+    if "cg" in parts:
+        bench_cg(args.n_qp, "l2", rows)
+        bench_cg(args.n_lp, "l1", rows)
+    if "predict" in parts:
+        bench_predict(args.n_lp, args.repeats, rows)
+    if "master" in parts:
+        bench_master(args.n_master, args.columns, rows)
+    if "table2_qp" in parts:  # not in the default parts: minutes per model
+        bench_table2_qp(args.dataset, args.C, rows)
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    args.out.parent.mkdir(exist_ok=True)
+    with args.out.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

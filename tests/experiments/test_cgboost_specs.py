@@ -1,0 +1,47 @@
+"""The CG-Boost specs (experiments/cgboost_table2.yaml, cgboost_table3_4.yaml) and references."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kernbench.methods import CGBoost
+from kernbench.report.reference import load_reference, match_reference
+from kernbench.spec import load_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_table2_spec_protocol_and_models():
+    spec = load_spec(ROOT / "experiments" / "cgboost_table2.yaml")
+    assert [d.name for d in spec.datasets] == ["wdbc", "ionosphere", "pima"]
+    p = spec.protocol
+    assert (p.n_realisations, p.train_size, p.preprocess) == (5, 0.8, "standardize")
+    methods = {m.label: m for m in spec.methods}
+    assert methods["mixture"].params["kernels"] == ["linear", "rbf"]
+    assert methods["composite"].params["composite"] is True
+    for m in methods.values():
+        assert m.grid == {"C": [1, 10, 100]}
+        CGBoost(**m.params)  # every parameter is the estimator's
+    ref = load_reference(spec.table.reference)
+    kw = dict(reference_methods=spec.table.reference_methods, value="fit_time_s")
+    pub = match_reference(ref, "Breast", "mixture", **kw)
+    assert pub is not None and pub.mean == 17.45  # T_trn of the mixture on Breast
+    assert match_reference(ref, "Breast", "mixture-1n", **kw) is None  # no published 1-norm row
+
+
+def test_table3_4_spec_binarised_sets_and_reference():
+    spec = load_spec(ROOT / "experiments" / "cgboost_table3_4.yaml")
+    opts = {d.label: d.options for d in spec.datasets}
+    assert opts["pendigits-odd"] == {"positive": [1, 3, 5, 7, 9]}
+    assert spec.protocol.train_size == 3000
+    for m in spec.methods:
+        assert m.params["validation_fraction"] * 3000 == 2000  # 1000 train / 2000 validation
+        CGBoost(**m.params)
+    ref = load_reference(spec.table.reference)
+    kw = dict(
+        reference_methods=spec.table.reference_methods,
+        reference_datasets=spec.table.reference_datasets,
+    )
+    assert match_reference(ref, "pendigits-odd", "LQR-mix", **kw).mean == 13.5
+    assert match_reference(ref, "pendigits-odd", "LQR-mix-1n", **kw).mean == 13.1
+    assert match_reference(ref, "optdigits-odd", "LR-comp", **kw).mean == 20.0

@@ -1,0 +1,153 @@
+"""CG-Boost invariants: at TR2 the column-generation optimum equals the full problem solved
+directly; Proposition 4.1's duality gap; stratified and regular CG reach the same optimum;
+regression CG equals the full ε-insensitive QP; termination rules TR1/TR3/TR4; baselines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernbench.methods import CGBoost, CGBoostRegressor
+from kernbench.solvers.kernel_masters import RowForm, solve_kernel_master_cvxpy
+from kernbench.weak.kernel_columns import make_kernel
+
+KERNELS = ("linear", "rbf")
+
+
+@pytest.fixture(scope="module")
+def data() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((32, 3))
+    y = np.where(X[:, 0] * X[:, 1] + 0.4 * X[:, 2] + 0.3 * rng.standard_normal(32) > 0, 1, 0)
+    return X, y
+
+
+def _full_matrix(X: np.ndarray, kernels=KERNELS) -> np.ndarray:
+    return np.hstack([make_kernel(k, X)(X, X) for k in kernels])  # K = [K¹ … K^P]
+
+
+def _pm(y: np.ndarray) -> np.ndarray:
+    return np.where(y == 1, 1.0, -1.0)
+
+
+@pytest.mark.parametrize(
+    ("norm", "alpha_sign", "solver"),
+    [
+        ("l2", "free", "osqp"),
+        ("l2", "nonneg", "osqp"),
+        ("l2", "free", "svm"),
+        ("l1", "free", "highs"),
+        ("l1", "nonneg", "highs"),
+    ],
+)
+def test_tr2_equals_the_full_problem(data, norm, alpha_sign, solver) -> None:
+    X, y = data
+    est = CGBoost(
+        C=1.0, kernels=KERNELS, norm=norm, alpha_sign=alpha_sign, solver=solver, solver_tol=1e-9
+    ).fit(X, y)
+    assert est.termination_rule_ == "TR2"
+    full = solve_kernel_master_cvxpy(
+        _full_matrix(X),
+        RowForm.classification(_pm(y)),
+        1.0,
+        norm=norm,
+        alpha_sign=alpha_sign,
+        solver="CLARABEL" if norm == "l2" else "HIGHS",
+    )
+    assert est.final_objective_ == pytest.approx(full.primal, rel=1e-6)
+    # the model predicts with the master's coefficients
+    dec = est.decision_function(X)
+    stages = list(est.staged_decision_function(X))
+    np.testing.assert_allclose(dec, stages[-1], rtol=1e-9, atol=1e-9)
+
+
+def test_proposition_41_duality_gap(data) -> None:
+    X, y = data
+    est = CGBoost(C=1.0, kernels=KERNELS, max_iter=6, solver="cvxpy").fit(X, y)
+    assert est.termination_rule_ == "TR4"
+    K = _full_matrix(X)
+    rows = RowForm.classification(_pm(y))
+    u = est.dual_coef_
+    s = K.T @ rows.weights(u)  # s_j = Σ_i u_i y_i K_ij over ALL columns
+    in_W = np.zeros(K.shape[1], dtype=bool)
+    for lrn in est.learners_:
+        in_W[lrn.group * X.shape[0] + lrn.index] = True
+    full_dual = u.sum() - 0.5 * s @ s  # dual of (11) at û (yᵀû = 0 holds: free b)
+    gap = est.final_objective_ - full_dual
+    assert gap == pytest.approx(0.5 * s[~in_W] @ s[~in_W], rel=1e-6)
+    selected = [lrn.group * X.shape[0] + lrn.index for lrn in est.learners_]
+    np.testing.assert_allclose(est.coef_, s[selected], atol=1e-6)  # KKT: α_j = s_j on 𝒲
+    assert np.all(np.diff(est.trace_["objective"]) <= 1e-8)  # the restricted objective decreases
+
+
+@pytest.mark.parametrize("norm", ["l2", "l1"])
+def test_stratified_and_regular_cg_reach_the_same_optimum(data, norm) -> None:
+    X, y = data
+    kw = dict(C=1.0, kernels=("linear", "quadratic", "rbf"), norm=norm, solver_tol=1e-9)
+    strat = CGBoost(stratified=True, **kw).fit(X, y)
+    reg = CGBoost(stratified=False, **kw).fit(X, y)
+    assert strat.termination_rule_ == reg.termination_rule_ == "TR2"
+    assert strat.final_objective_ == pytest.approx(reg.final_objective_, rel=1e-6)
+    # regular CG scans every column outside 𝒲 at every iteration
+    m, P = X.shape[0], 3
+    evals = np.asarray(reg.trace_["kernel_evals"])
+    np.testing.assert_array_equal(evals, m * P - np.arange(evals.size))
+    assert strat.kernel_evaluations_ < reg.kernel_evaluations_
+
+
+def test_tr1_stops_when_no_error_point_column_is_violated(data) -> None:
+    X, y = data
+    est = CGBoost(C=10.0, kernels=KERNELS, termination="TR1").fit(X, y)
+    assert est.termination_rule_ == "TR1"
+    full = CGBoost(C=10.0, kernels=KERNELS).fit(X, y)
+    assert est.n_iter_ < full.n_iter_
+    assert est.final_objective_ >= full.final_objective_ - 1e-9
+
+
+def test_tr3_keeps_the_best_validation_model(data) -> None:
+    X, y = data
+    est = CGBoost(
+        C=10.0,
+        kernels=KERNELS,
+        termination="TR3",
+        validation_fraction=0.3,
+        patience=3,
+        random_state=0,
+    ).fit(X, y)
+    val = np.asarray(est.trace_["validation_error"])
+    assert np.isfinite(val).all()
+    best = int(np.argmin(val))
+    assert est.best_iteration_ == best + 1
+    assert est.coef_.shape[0] == best + 1
+    assert est.termination_rule_ in ("TR3", "TR2")
+    with pytest.raises(ValueError, match="validation_fraction"):
+        CGBoost(termination="TR3").fit(X, y)
+
+
+def test_baselines_are_parameters(data) -> None:
+    X, y = data
+    comp = CGBoost(C=1.0, kernels=KERNELS, composite=True).fit(X, y)
+    counts = comp.n_columns_per_kernel_
+    assert counts["linear"] == counts["rbf"] == comp.coef_.shape[0]
+    rbf = CGBoost(C=1.0, kernels=("rbf",)).fit(X, y)
+    assert set(rbf.n_columns_per_kernel_) == {"rbf"}
+    K = make_kernel("rbf", X)(X, X)
+    full = solve_kernel_master_cvxpy(K, RowForm.classification(_pm(y)), 1.0)
+    assert rbf.final_objective_ == pytest.approx(full.primal, rel=1e-6)
+    reg_b = CGBoost(C=1.0, kernels=KERNELS, bias="regularized", max_iter=5).fit(X, y)
+    assert reg_b.predict(X).shape == y.shape
+
+
+def test_regression_cg_equals_the_full_epsilon_insensitive_qp() -> None:
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, (30, 2))
+    centres = np.array([[0.5, 0.5], [-0.5, 0.5], [0.5, -0.5], [-0.5, -0.5]])
+    f = X[:, 0] + 2 * X[:, 1] + np.exp(-((X[:, None] - centres) ** 2).sum(-1) / 0.1).sum(1)
+    yv = f + 0.05 * rng.standard_normal(30)
+    est = CGBoostRegressor(C=10.0, epsilon=0.05, kernels=KERNELS, solver_tol=1e-9).fit(X, yv)
+    assert est.termination_rule_ == "TR2"
+    full = solve_kernel_master_cvxpy(_full_matrix(X), RowForm.regression(yv, 0.05), 10.0)
+    assert est.final_objective_ == pytest.approx(full.primal, rel=1e-6)
+    pred = est.predict(X)
+    assert np.sqrt(np.mean((pred - yv) ** 2)) == pytest.approx(est.trace_["train_error"][-1])
+    assert not hasattr(est, "decision_function")
