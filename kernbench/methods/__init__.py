@@ -13,6 +13,7 @@ from kernbench.methods.cgens_sls import CGENSSLS
 from kernbench.methods.kernel_svm import SVMGauss, SVMPerc, SVMStump
 from kernbench.methods.lpboost import LPBoost
 from kernbench.methods.multiboost import MultiBoost
+from kernbench.methods.multiboost_cw import MultiBoostCW
 from kernbench.methods.registry import default_params, get_method, register, registry
 from kernbench.methods.rff_svm import RFFSVM
 
@@ -24,6 +25,7 @@ __all__ = [
     "CGENSSLS",
     "LPBoost",
     "MultiBoost",
+    "MultiBoostCW",
     "RFFSVM",
     "SVMGauss",
     "SVMPerc",

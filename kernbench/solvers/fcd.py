@@ -139,8 +139,9 @@ def _fcd_kernel(
 ):  # pragma: no cover - numba
     """Alg. 2 lines 3-13; returns (τ, updates, stop code 0 tol / 1 τ_max / 2 empty, max θ)."""
     np.random.seed(seed)  # noqa: NPY002 (numba supports only the legacy global generator)
-    S = S0.copy()
-    n_s = S.size
+    S = np.empty(w.size, dtype=np.int64)  # (17) can hold every variable
+    n_s = S0.size
+    S[:n_s] = S0
     tau = 0
     updates = 0
     worst = np.nan

@@ -22,6 +22,7 @@ FAST_PARAMS: dict[str, dict[str, Any]] = {
     "cgens_sls": {"max_iter": 10},
     "lpboost": {"max_iter": 10},
     "multiboost": {"max_iter": 10},
+    "multiboost_cw": {"max_iter": 10},
     "rff_svm": {"n_components": 50},
     "svm_gauss": {"gamma": 0.1},
     "svm_perc": {},
