@@ -8,6 +8,7 @@
 from kernbench.methods.adaboost import AdaBoost
 from kernbench.methods.adaboost_ecc import AdaBoostECC
 from kernbench.methods.adaboost_mh import AdaBoostMH
+from kernbench.methods.adaboost_mo import AdaBoostMO
 from kernbench.methods.cgens import CGENS
 from kernbench.methods.cgens_sls import CGENSSLS
 from kernbench.methods.kernel_svm import SVMGauss, SVMPerc, SVMStump
@@ -21,6 +22,7 @@ __all__ = [
     "AdaBoost",
     "AdaBoostECC",
     "AdaBoostMH",
+    "AdaBoostMO",
     "CGENS",
     "CGENSSLS",
     "LPBoost",

@@ -18,6 +18,7 @@ FAST_PARAMS: dict[str, dict[str, Any]] = {
     "adaboost": {"n_estimators": 10},
     "adaboost_ecc": {"n_estimators": 10},
     "adaboost_mh": {"n_estimators": 10},
+    "adaboost_mo": {"n_estimators": 10},
     "cgens": {"max_iter": 10},
     "cgens_sls": {"max_iter": 10},
     "lpboost": {"max_iter": 10},
