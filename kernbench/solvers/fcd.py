@@ -5,8 +5,11 @@ with ±1 learner columns. Variable v weights column h = H[:, col(v)] in class c 
 of δh_i(y) is +h_i on every pair (i, y) with y_i = c, −h_i on the pair (i, c) with y_i ≠ c, and 0
 elsewhere, so it takes values in {−1, 0, +1}.
 
-The solver keeps μ_(i,y) = exp(−wᵀδh_i(y)) (15) as an m × K matrix (0 on the true class) and the row
-sums r_i = Σ_{y≠y_i} μ_iy. For one variable, with A₊ / A₋ the μ-mass of its pairs with δh = +1 / −1,
+State. μ_(i,y) = exp(−wᵀδh_i(y)) (15) is kept as a signed K × m matrix Z: Z[c, i] = −μ_ic for
+c ≠ y_i and Z[y_i, i] = r_i = Σ_{y≠y_i} μ_iy. For a variable of class c with column h, its pairs'
+μ-masses are |Z[c, i]| with sign δh = h_i·sign(Z[c, i]), so with d = Σ_i h_i Z[c, i] and
+T = Σ_i |Z[c, i]| the masses of δh = ±1 are A± = (T ± d)/2: one contiguous dot product per
+variable, with no branch on the pair type. Then
 
 * V₊ = A₊ e^{w_v}, V₋ = A₋ e^{−w_v} (21) remove the variable's own contribution;
 * the exact 1-D minimiser of w + (C/p)(V₋e^{w} + V₊e^{−w}) over w ≥ 0 is (12); written as
@@ -14,9 +17,11 @@ sums r_i = Σ_{y≠y_i} μ_iy. For one variable, with A₊ / A₋ the μ-mass of
   does not cancel when V₊V₋ ≪ a² (rationalised form of (12));
 * the large-C form (13) is w* = max{0, ½ log(V₊/V₋)} (falls back to (12) when V₋ = 0);
 * after the step, μ is multiplied by exp(δh (w_old − w_new)) on the variable's pairs (20): the
-  whole row i when y_i = c, only μ_ic otherwise; r_i follows;
-* the gradient is 1 − (C/p)(A₊ − A₋), so the KKT violation θ (16) is |grad| for w > 0 and
+  whole column i of Z when y_i = c, else Z[c, i] and r_i = Z[y_i, i];
+* the gradient is 1 − (C/p)·d, so the KKT violation θ (16) is |grad| for w > 0 and
   max(0, −grad) for w = 0.
+
+Rows are sorted by class once per call, so the pair-type test of the update is a block boundary.
 
 Alg. 2: the working set S starts as the newly added variables; pass τ = 1 visits S in order, later
 passes draw |S| variables uniformly with replacement; after each pass θ gives S = {θ > ε} (17) and
@@ -35,6 +40,8 @@ from kernbench.solvers.multiclass_exp_loss import classwise_scores, exp_loss_dua
 
 #: closed forms of the coordinate step: (12) exact, (13) the large-C approximation
 RULES = ("exact", "large_c")
+#: how passes τ ≥ 2 pick from the working set
+PICKS = ("permutation", "replacement")
 
 
 @dataclass(frozen=True)
@@ -68,24 +75,17 @@ class FCDResult:
     stop: str
 
 
-@numba.njit(cache=True)
-def _masses(H, y, mu, rowsum, col, c):  # pragma: no cover - numba
-    """A₊, A₋: the μ-mass of the variable's pairs with δh = +1 and δh = −1."""
-    ap = 0.0
-    am = 0.0
-    for i in range(H.shape[0]):
-        h = H[i, col]
-        if y[i] == c:  # δh = +h_i on every pair (i, y ≠ y_i)
-            if h > 0:
-                ap += rowsum[i]
-            else:
-                am += rowsum[i]
-        else:  # δh = −h_i on the pair (i, c)
-            if h < 0:
-                ap += mu[i, c]
-            else:
-                am += mu[i, c]
-    return ap, am
+@numba.njit(cache=True, fastmath={"reassoc", "contract"})
+def _dot_mass(HT, Z, col, c):  # pragma: no cover - numba
+    """d = Σ_i h_i Z[c, i] and T = Σ_i |Z[c, i]| for the variable (col, c)."""
+    h = HT[col]
+    z = Z[c]
+    d = 0.0
+    t = 0.0
+    for i in range(z.size):
+        d += h[i] * z[i]
+        t += abs(z[i])
+    return d, t
 
 
 @numba.njit(cache=True)
@@ -101,31 +101,40 @@ def _step(ap, am, w_old, a, large_c):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def _update_mu(H, y, mu, rowsum, col, c, delta):  # pragma: no cover - numba
-    """(20): μ ← μ·exp(δh·(w_old − w_new)) on the variable's pairs, with the row sums."""
-    K = mu.shape[1]
-    for i in range(H.shape[0]):
-        h = H[i, col]
-        if y[i] == c:
-            f = np.exp(h * delta)
-            s = 0.0
-            for k in range(K):
-                mu[i, k] *= f
-                s += mu[i, k]
-            rowsum[i] = s  # μ is 0 on the true class
-        else:
-            old = mu[i, c]
-            mu[i, c] = old * np.exp(-h * delta)
-            rowsum[i] += mu[i, c] - old
+def _update(HT, y, start, stop, Z, col, c, delta):  # pragma: no cover - numba
+    """(20): μ ← μ·exp(δh·(w_old − w_new)) on the variable's pairs, kept in Z.
+
+    Rows start..stop−1 are class c (y_i = c: every pair of the row scales by exp(h_i·delta));
+    elsewhere only μ_ic scales, by exp(−h_i·delta), and r_i follows.
+    """
+    h = HT[col]
+    up = np.exp(delta)  # h ∈ {±1}: the factors take two values
+    down = np.exp(-delta)
+    K = Z.shape[0]
+    for i in range(start, stop):
+        f = up if h[i] > 0 else down
+        for k in range(K):
+            Z[k, i] *= f
+    zc = Z[c]
+    for i in range(0, start):
+        g = down if h[i] > 0 else up
+        old = zc[i]  # −μ_ic
+        zc[i] = old * g
+        Z[y[i], i] += old - zc[i]  # r_i += μ_new − μ_old
+    for i in range(stop, y.size):
+        g = down if h[i] > 0 else up
+        old = zc[i]
+        zc[i] = old * g
+        Z[y[i], i] += old - zc[i]
 
 
 @numba.njit(cache=True)
-def _violations(H, y, mu, rowsum, w, var_col, var_class, Cp, theta):  # pragma: no cover - numba
+def _violations(HT, Z, w, var_col, var_class, Cp, theta):  # pragma: no cover - numba
     """θ (16) of every variable; returns max θ."""
     worst = 0.0
     for v in range(w.size):
-        ap, am = _masses(H, y, mu, rowsum, var_col[v], var_class[v])
-        grad = 1.0 - Cp * (ap - am)  # (14): 1 − (C/p) Σ μ δh
+        d, _ = _dot_mass(HT, Z, var_col[v], var_class[v])
+        grad = 1.0 - Cp * d  # (14): 1 − (C/p) Σ μ δh
         t = abs(grad) if w[v] > 0.0 else max(0.0, -grad)
         theta[v] = t
         if t > worst:
@@ -135,7 +144,7 @@ def _violations(H, y, mu, rowsum, w, var_col, var_class, Cp, theta):  # pragma: 
 
 @numba.njit(cache=True)
 def _fcd_kernel(
-    H, y, var_col, var_class, w, mu, rowsum, S0, Cp, a, eps, tau_max, large_c, seed, theta
+    HT, y, bounds, var_col, var_class, w, Z, S0, Cp, a, eps, tau_max, large_c, permute, seed, theta
 ):  # pragma: no cover - numba
     """Alg. 2 lines 3-13; returns (τ, updates, stop code 0 tol / 1 τ_max / 2 empty, max θ)."""
     np.random.seed(seed)  # noqa: NPY002 (numba supports only the legacy global generator)
@@ -149,20 +158,27 @@ def _fcd_kernel(
         if n_s == 0:
             return tau, updates, 2, worst
         tau += 1
+        if tau > 1 and permute:  # random order: a Fisher-Yates shuffle of S
+            for q in range(n_s - 1, 0, -1):
+                r = np.random.randint(q + 1)  # noqa: NPY002
+                S[q], S[r] = S[r], S[q]
         for q in range(n_s):
-            v = S[q] if tau == 1 else S[np.random.randint(n_s)]  # noqa: NPY002 (line 6)
+            if tau == 1 or permute:  # line 6: τ = 1 in order; then a random order
+                v = S[q]
+            else:  # or |S| uniform draws with replacement
+                v = S[np.random.randint(n_s)]  # noqa: NPY002
             col = var_col[v]
             c = var_class[v]
-            ap, am = _masses(H, y, mu, rowsum, col, c)  # line 7, (21)
+            d, t = _dot_mass(HT, Z, col, c)  # line 7: A± = (T ± d)/2, then (21)
             w_old = w[v]
-            w_new = _step(ap, am, w_old, a, large_c)  # line 8, (12)
+            w_new = _step(0.5 * (t + d), 0.5 * (t - d), w_old, a, large_c)  # line 8, (12)
             updates += 1
             if w_new != w_old:
                 w[v] = w_new
-                _update_mu(H, y, mu, rowsum, col, c, w_old - w_new)  # line 9, (20)
+                _update(HT, y, bounds[c], bounds[c + 1], Z, col, c, w_old - w_new)  # (20)
         if tau >= tau_max:  # line 13 (the cap): θ is not needed any more
             return tau, updates, 1, worst
-        worst = _violations(H, y, mu, rowsum, w, var_col, var_class, Cp, theta)  # line 11
+        worst = _violations(HT, Z, w, var_col, var_class, Cp, theta)  # line 11
         if worst <= eps:  # (18)
             return tau, updates, 0, worst
         n_s = 0
@@ -194,6 +210,7 @@ def fcd_solve(
     eps: float = 0.1,
     tau_max: int | None = 2,
     rule: str = "exact",
+    pick: str = "permutation",
     seed: int = 0,
 ) -> FCDResult:
     """Run FCD (Alg. 2) on the restricted problem (7), warm-started at w0.
@@ -221,6 +238,9 @@ def fcd_solve(
         Maximum working-set iterations (None: until (18)); 1 is the stage-wise setting.
     rule : {"exact", "large_c"}
         Coordinate step (12) or its large-C form (13).
+    pick : {"permutation", "replacement"}
+        Passes τ ≥ 2 visit S in a fresh random order (each variable once), or make |S| uniform
+        draws with replacement.
     seed : int
         Seed of the random picks of passes τ ≥ 2.
 
@@ -230,22 +250,31 @@ def fcd_solve(
     """
     if rule not in RULES:
         raise ValueError(f"unknown FCD rule {rule!r}; expected one of {RULES}")
-    H = np.ascontiguousarray(H, dtype=np.float64)
-    y = np.ascontiguousarray(y_index, dtype=np.int64)
+    if pick not in PICKS:
+        raise ValueError(f"unknown FCD pick {pick!r}; expected one of {PICKS}")
+    y = np.asarray(y_index, dtype=np.int64)
+    order = np.argsort(y, kind="stable")  # rows sorted by class: class c is one block
+    y_sorted = np.ascontiguousarray(y[order])
+    bounds = np.searchsorted(y_sorted, np.arange(K + 1)).astype(np.int64)
+    HT = np.ascontiguousarray(np.asarray(H, dtype=np.float64)[order].T)  # (J, m): rows contiguous
     var_col = np.ascontiguousarray(var_col, dtype=np.int64)
     var_class = np.ascontiguousarray(var_class, dtype=np.int64)
     w = np.array(np.maximum(w0, 0.0), dtype=np.float64)
-    m = H.shape[0]
+    m = y.size
     p = m * (K - 1)
-    mu = initial_mu(w, H, y, var_col, var_class, K)  # line 2, (15)
-    rowsum = mu.sum(axis=1)
+    mu = initial_mu(w, HT.T, y_sorted, var_col, var_class, K)  # line 2, (15)
+    Z = np.ascontiguousarray(-mu.T)
+    Z[y_sorted, np.arange(m)] = mu.sum(axis=1)  # r_i on the true class
     S0 = np.arange(w.size, dtype=np.int64) if new is None else np.asarray(new, dtype=np.int64)
     theta = np.zeros(w.size)
     cap = np.iinfo(np.int64).max if tau_max is None else int(tau_max)
     tau, updates, code, worst = _fcd_kernel(
-        H, y, var_col, var_class, w, mu, rowsum, S0, C / p, p / (2.0 * C), float(eps), cap,
-        rule == "large_c", int(seed), theta,
+        HT, y_sorted, bounds, var_col, var_class, w, Z, S0, C / p, p / (2.0 * C), float(eps), cap,
+        rule == "large_c", pick == "permutation", int(seed), theta,
     )  # fmt: skip
+    mu = np.empty((m, K))
+    mu[order] = -Z.T
+    mu[np.arange(m), y] = 0.0
     objective = float(w.sum() + C / p * mu.sum())
     stop = ("tol", "tau_max", "empty")[code]
     return FCDResult(w, objective, mu, float(worst), int(tau), int(updates), stop)

@@ -249,9 +249,19 @@ def solve_classwise_lbfgsb(
     default tolerances are "the default converge setting". ``RestrictedSolve.W`` holds w (n_vars,).
     """
 
+    blocks = [np.flatnonzero(var_class == c) for c in range(K)]
+    H_c = [np.ascontiguousarray(H[:, var_col[b]]) for b in blocks]  # one copy, outside the loop
+    F = np.empty((H.shape[0], K))
+
     def fun(w: np.ndarray) -> tuple[float, np.ndarray]:
-        value, grad, _ = classwise_objective(w, H, y_index, C, var_col, var_class, K)
-        return value, grad
+        for c in range(K):
+            F[:, c] = H_c[c] @ w[blocks[c]]
+        loss, lam = exp_loss_dual(F, y_index, C)
+        U = pricing_weights(lam, y_index)
+        grad = np.empty_like(w)
+        for c in range(K):
+            grad[blocks[c]] = 1.0 - H_c[c].T @ U[:, c]  # same as classwise_objective, no gathers
+        return float(w.sum()) + loss, grad
 
     res = minimize(
         fun,
