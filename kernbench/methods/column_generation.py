@@ -37,7 +37,8 @@ Optional hooks with defaults: ``_make_space`` (stump / perceptron / Fourier spac
 ``_price`` (one oracle call with ``exclude`` = the working set; for a 2-D ``g``, the best pick over
 its columns, or one pick per column with ``_pick_per_column``), ``_decision_from_columns``
 (``Hx @ W + b``; CGENS-SLS decodes simplex codes here),
-``_learner_matrix`` (vectorised per learner type), ``_encode_targets``.
+``_learner_matrix`` (vectorised per learner type), ``_encode_targets``, ``_training_decision``
+(the training-set decision values behind the trace's ``train_error``; default from ``H_W``).
 
 Class attributes a subclass sets: ``_binary_only`` (labels mapped to ±1 with +1 = ``classes_[1]``;
 otherwise class indices 0..K−1), ``_include_constant`` (stump space offers the constant column:
@@ -359,6 +360,11 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         """Decision values from learner outputs Hx (n × J) and coefficients (default Hx W + b)."""
         return Hx @ W + b
 
+    def _training_decision(self, W: np.ndarray, b: Any) -> np.ndarray:
+        """Decision values on the training set for the trace's train error (default from H_W;
+        a method that keeps an equivalent state may answer without a pass over H_W)."""
+        return self._decision_from_columns(self.H_W, W, b)
+
     def _learner_matrix(self, X: np.ndarray) -> np.ndarray:
         """Outputs of all selected learners on X, shape (n, J), vectorised per learner type."""
         learners = self.learners_
@@ -467,7 +473,7 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
             W, b = self._coefficients()
             self.coef_path_.append(np.array(W, dtype=np.float64, copy=True))
             self.intercept_path_.append(np.array(b, dtype=np.float64, copy=True))
-            dec = self._decision_from_columns(self.H_W, W, b)
+            dec = self._training_decision(W, b)
             trace["objective"].append(float(step.objective))
             trace["gap"].append(float(step.gap))
             trace["score"].append(float(score))

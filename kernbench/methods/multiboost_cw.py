@@ -32,7 +32,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
 from kernbench.methods.registry import register
-from kernbench.solvers.fcd import RULES, fcd_solve
+from kernbench.solvers.fcd import RULES, SortedColumns, fcd_solve
 from kernbench.solvers.multiclass_exp_loss import (
     classwise_scores,
     pricing_weights,
@@ -144,6 +144,9 @@ class MultiBoostCW(ColumnGenerationClassifier):
         self._objective = float("nan")
         self._stalled = False
         self._solver_time = 0.0
+        self._columns = SortedColumns(y, K)  # FCD's layout of H_W, grown with it
+        self._mu = np.ones((m, K))  # μ of (15) at w = 0 (0 on the true class)
+        self._mu[np.arange(m), y] = 0.0
 
     def _pricing_weights(self) -> np.ndarray:
         return self._U  # column c: u^c of (4), searched over 𝓗 \ 𝓗_c
@@ -159,6 +162,7 @@ class MultiBoostCW(ColumnGenerationClassifier):
         self._new = np.arange(J, J + len(picks))  # Alg. 2 line 2: S = the new variables
         self._var_class = np.concatenate([self._var_class, self._pick_columns]).astype(np.int64)
         self._w = np.concatenate([self._w, np.zeros(len(picks))])  # Alg. 1 line 4: w = 0
+        self._columns.append(np.column_stack([p.column for p in picks]))  # μ is unchanged
 
     def _solve_master(self) -> MasterStep:
         H, y, K, C = self.H_W, self._y, self._K, float(self.C)
@@ -168,9 +172,9 @@ class MultiBoostCW(ColumnGenerationClassifier):
             res = fcd_solve(
                 H, y, C, self._w, cols, self._var_class, K, self._new,
                 eps=self.eps, tau_max=self.tau_max, rule=self.rule,
-                seed=int(self._rng.integers(2**31 - 1)),
+                seed=int(self._rng.integers(2**31 - 1)), columns=self._columns, mu0=self._mu,
             )  # fmt: skip
-            w, objective = res.w, res.objective
+            w, objective, self._mu = res.w, res.objective, res.mu
             lam = C / (H.shape[0] * (K - 1)) * res.mu  # (5): λ = (C/p)·μ
             stop, n_iter, violation = res.stop, res.n_passes, res.max_violation
         else:
@@ -179,6 +183,7 @@ class MultiBoostCW(ColumnGenerationClassifier):
                 maxiter=self.lbfgs_maxiter, ftol=self.lbfgs_ftol, gtol=self.lbfgs_gtol,
             )  # fmt: skip
             w, objective, lam = sol.W, sol.objective, sol.lam
+            self._mu = lam * (H.shape[0] * (K - 1) / C)
             stop, n_iter, violation = sol.stop, sol.n_iter, sol.kkt
         self._solver_time += time.perf_counter() - t0
         previous, self._objective = self._objective, objective
@@ -206,7 +211,24 @@ class MultiBoostCW(ColumnGenerationClassifier):
         F = classwise_scores(W, Hx[:, :J], np.arange(J), classes[:J], self.classes_.size)
         return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F  # argmax_y w_yᵀ𝕙_y(x)
 
+    def _training_decision(self, W: np.ndarray, b: Any) -> np.ndarray:
+        # log μ_iy = F_iy − F_{i,y_i} (15): the class scores shifted per row, so the same argmax,
+        # without a pass over the J learner columns
+        with np.errstate(divide="ignore"):
+            D = np.log(self._mu)
+        D[np.arange(D.shape[0]), self._y] = 0.0
+        return D[:, 1] - D[:, 0] if D.shape[1] == 2 else D
+
     def _finish_fit(self) -> None:
         self.learner_class_ = self._var_class
         self.dual_coef_ = self._lam
-        del self._lam, self._U, self._w, self._y, self._var_class, self._new
+        del (
+            self._lam,
+            self._U,
+            self._w,
+            self._y,
+            self._var_class,
+            self._new,
+            self._columns,
+            self._mu,
+        )

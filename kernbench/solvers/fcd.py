@@ -188,6 +188,39 @@ def _fcd_kernel(
                 n_s += 1
 
 
+class SortedColumns:
+    """Learner columns laid out for FCD, grown in place by a column-generation loop.
+
+    Rows (training points) are sorted by class once, so class c is the block
+    ``bounds[c]:bounds[c+1]``; columns are stored as contiguous rows of ``HT`` (J × m), with
+    amortised growth. Passing it to :func:`fcd_solve` avoids an O(m·J) re-layout per call.
+    """
+
+    def __init__(self, y_index: np.ndarray, K: int) -> None:
+        y = np.asarray(y_index, dtype=np.int64)
+        self.order = np.argsort(y, kind="stable")
+        self.y_sorted = np.ascontiguousarray(y[self.order])
+        self.bounds = np.searchsorted(self.y_sorted, np.arange(K + 1)).astype(np.int64)
+        self._HT = np.empty((32, y.size))
+        self.n = 0
+
+    @property
+    def HT(self) -> np.ndarray:
+        """The columns so far, shape (J, m), rows in class-sorted order."""
+        return self._HT[: self.n]
+
+    def append(self, columns: np.ndarray) -> None:
+        """Append columns given as an (m, k) array in the original row order."""
+        columns = np.asarray(columns, dtype=np.float64).reshape(self._HT.shape[1], -1)
+        k = columns.shape[1]
+        if self.n + k > self._HT.shape[0]:
+            grown = np.empty((max(2 * self._HT.shape[0], self.n + k), self._HT.shape[1]))
+            grown[: self.n] = self.HT
+            self._HT = grown
+        self._HT[self.n : self.n + k] = columns[self.order].T
+        self.n += k
+
+
 def initial_mu(
     w: np.ndarray, H: np.ndarray, y_index: np.ndarray, var_col, var_class, K: int
 ) -> np.ndarray:
@@ -212,6 +245,8 @@ def fcd_solve(
     rule: str = "exact",
     pick: str = "permutation",
     seed: int = 0,
+    columns: SortedColumns | None = None,
+    mu0: np.ndarray | None = None,
 ) -> FCDResult:
     """Run FCD (Alg. 2) on the restricted problem (7), warm-started at w0.
 
@@ -243,6 +278,11 @@ def fcd_solve(
         draws with replacement.
     seed : int
         Seed of the random picks of passes τ ≥ 2.
+    columns : SortedColumns, optional
+        The same columns as H, already laid out (H is then not read and may be None).
+    mu0 : ndarray of shape (m, K), optional
+        μ of (15) at w0 when the caller has it (a column-generation loop: the new variables are
+        0, so the previous call's μ still holds); otherwise it is computed from w0.
 
     Returns
     -------
@@ -253,23 +293,28 @@ def fcd_solve(
     if pick not in PICKS:
         raise ValueError(f"unknown FCD pick {pick!r}; expected one of {PICKS}")
     y = np.asarray(y_index, dtype=np.int64)
-    order = np.argsort(y, kind="stable")  # rows sorted by class: class c is one block
-    y_sorted = np.ascontiguousarray(y[order])
-    bounds = np.searchsorted(y_sorted, np.arange(K + 1)).astype(np.int64)
-    HT = np.ascontiguousarray(np.asarray(H, dtype=np.float64)[order].T)  # (J, m): rows contiguous
+    if columns is None:
+        columns = SortedColumns(y, K)
+        columns.append(H)
+    order, y_sorted, HT = columns.order, columns.y_sorted, columns.HT
     var_col = np.ascontiguousarray(var_col, dtype=np.int64)
     var_class = np.ascontiguousarray(var_class, dtype=np.int64)
     w = np.array(np.maximum(w0, 0.0), dtype=np.float64)
     m = y.size
     p = m * (K - 1)
-    mu = initial_mu(w, HT.T, y_sorted, var_col, var_class, K)  # line 2, (15)
-    Z = np.ascontiguousarray(-mu.T)
-    Z[y_sorted, np.arange(m)] = mu.sum(axis=1)  # r_i on the true class
+    if mu0 is None:
+        mu0 = initial_mu(w, HT.T, y_sorted, var_col, var_class, K)  # line 2, (15)
+    else:
+        mu0 = np.asarray(mu0, dtype=np.float64)[order]
+    Z = np.ascontiguousarray(-mu0.T)  # sorted rows
+    Z[y_sorted, np.arange(m)] = 0.0
+    Z[y_sorted, np.arange(m)] = -Z.sum(axis=0)  # r_i on the true class
     S0 = np.arange(w.size, dtype=np.int64) if new is None else np.asarray(new, dtype=np.int64)
     theta = np.zeros(w.size)
     cap = np.iinfo(np.int64).max if tau_max is None else int(tau_max)
     tau, updates, code, worst = _fcd_kernel(
-        HT, y_sorted, bounds, var_col, var_class, w, Z, S0, C / p, p / (2.0 * C), float(eps), cap,
+        HT, y_sorted, columns.bounds, var_col, var_class, w, Z, S0, C / p, p / (2.0 * C),
+        float(eps), cap,
         rule == "large_c", pick == "permutation", int(seed), theta,
     )  # fmt: skip
     mu = np.empty((m, K))

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 from scipy.optimize import minimize
 
 #: exponents above this are clipped before exp (the objective is then ~e^700: any line search
@@ -197,12 +198,9 @@ def classwise_scores(
     MultiBoost_cw has one variable per learner (its own class); MultiBoost's shared learners are
     the special case of K variables per column, one per class.
     """
-    F = np.zeros((H.shape[0], K))
-    for c in range(K):
-        sel = var_class == c
-        if np.any(sel):
-            F[:, c] = H[:, var_col[sel]] @ w[sel]
-    return F
+    J = H.shape[1]
+    W = sparse.csr_matrix((w, (var_col, var_class)), shape=(J, K))  # duplicates add up
+    return np.asarray((W.T @ H.T).T)  # one pass over H, no gathered copy
 
 
 def classwise_objective(
