@@ -7,6 +7,7 @@
 
 from kernbench.report.figures import PLOT_KINDS, plot_traces, trace_figures
 from kernbench.report.figures_features import fig5_figures
+from kernbench.report.figures_multiboost_cw import multiboost_cw_figures
 from kernbench.report.figures_multiclass import multiclass_figures
 from kernbench.report.reference import Published, ReferenceMatchError, load_reference
 from kernbench.report.render import render_table, table_frame
@@ -22,6 +23,7 @@ from kernbench.report.tables import (
 # the extra kinds register here: figures_multiclass builds on figures (no import cycle)
 PLOT_KINDS["fig3"] = multiclass_figures
 PLOT_KINDS["fig5"] = fig5_figures
+PLOT_KINDS["multiboost_cw"] = multiboost_cw_figures
 
 __all__ = [
     "PLOT_KINDS",
