@@ -6,7 +6,7 @@ KERNBENCH_MIRROR ?= $(abspath ../shared/datasets)
 export KERNBENCH_MIRROR
 STAMP := .install.stamp
 
-.PHONY: install test test-slow lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens faults
+.PHONY: install test test-slow lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens faults reproduce-multiboost-cw
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m pip install -e ".[dev,dask]"
@@ -45,7 +45,7 @@ bench: $(STAMP)
 faults: $(STAMP) ## fault harness: >= 50 kill trials, >= 500 fuzzed specs, Dask worker kills
 	$(PYTHON) benchmarks/fault_harness.py
 
-reproduce: reproduce-lin-li reproduce-cgens
+reproduce: reproduce-lin-li reproduce-cgens reproduce-multiboost-cw
 
 reproduce-lin-li: $(STAMP) ## Lin & Li Tables I-II and Fig. 2 (100 runs by default; REALISATIONS=N to cap)
 	$(KB) run experiments/lin_li_table1.yaml --jobs $(JOBS) $(RFLAG)
@@ -68,6 +68,14 @@ reproduce-cgens: $(STAMP) ## Shen & Liu Tables I-IV and Figs 1, 2, 3, 5 (REALISA
 	$(PYTHON) -m kernbench.report.figures_cgens fig1 --out results/cgens_fig1.png
 	$(PYTHON) benchmarks/bench_cgens_vs_lpboost.py --repeats 1
 	$(PYTHON) -m kernbench.report.figures_cgens fig2 --out results/cgens_fig2.png
+
+reproduce-multiboost-cw: $(STAMP) ## Lin et al. (ACCV 2012) Figs 1, 2 and 6 (REALISATIONS=N to cap)
+	$(KB) run experiments/multiboost_cw.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) table results/multiboost_cw --out results/multiboost_cw.md
+	$(KB) plot results/multiboost_cw --kind multiboost_cw --out results/figures
+	$(PYTHON) -m kernbench.report.figures_multiboost_cw convergence --results results/multiboost_cw
+	OMP_NUM_THREADS=1 $(PYTHON) benchmarks/bench_fcd.py --repeats 1
+	$(PYTHON) -m kernbench.report.figures_multiboost_cw fig6 --out results/multiboost_cw_fig6.png
 
 clean:
 	rm -rf .pytest_cache .ruff_cache build dist *.egg-info $(STAMP)
