@@ -1,7 +1,8 @@
 """Reports from a results store: paper-style tables, statistics and figures.
 
 ``build_table`` / ``render_table`` / ``write_table_md`` back ``kernbench table``;
-``plot_traces`` backs ``kernbench plot`` (kinds in ``PLOT_KINDS``: ``trace``, ``fig3``, ``fig5``);
+``plot_traces`` backs ``kernbench plot`` (kinds in ``PLOT_KINDS``: ``trace``, ``fig3``, ``fig5``,
+``multiboost_cw``);
 ``summary_frame`` gives the numbers behind a table as a DataFrame.
 """
 
