@@ -88,6 +88,17 @@ def _dot_mass(HT, Z, col, c):  # pragma: no cover - numba
     return d, t
 
 
+@numba.njit(cache=True, fastmath={"reassoc", "contract"})
+def _dot(HT, Z, col, c):  # pragma: no cover - numba
+    """d = Σ_i h_i Z[c, i] alone (the gradient needs no T)."""
+    h = HT[col]
+    z = Z[c]
+    d = 0.0
+    for i in range(z.size):
+        d += h[i] * z[i]
+    return d
+
+
 @numba.njit(cache=True)
 def _step(ap, am, w_old, a, large_c):  # pragma: no cover - numba
     """The coordinate minimiser from (21) and (12) (or (13))."""
@@ -133,8 +144,7 @@ def _violations(HT, Z, w, var_col, var_class, Cp, theta):  # pragma: no cover - 
     """θ (16) of every variable; returns max θ."""
     worst = 0.0
     for v in range(w.size):
-        d, _ = _dot_mass(HT, Z, var_col[v], var_class[v])
-        grad = 1.0 - Cp * d  # (14): 1 − (C/p) Σ μ δh
+        grad = 1.0 - Cp * _dot(HT, Z, var_col[v], var_class[v])  # (14): 1 − (C/p) Σ μ δh
         t = abs(grad) if w[v] > 0.0 else max(0.0, -grad)
         theta[v] = t
         if t > worst:
