@@ -85,10 +85,6 @@ from kernbench.weak.stumps import (
 )
 
 
-def _score(pick: Pick) -> float:
-    return pick.score
-
-
 class StumpColumnIds:
     """An id per stump candidate, equal for candidates whose columns are equal (up to sign).
 
