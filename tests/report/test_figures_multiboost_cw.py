@@ -50,6 +50,13 @@ def test_iterations_to_train_error_and_final_errors(exp, monkeypatch):
     monkeypatch.setattr(fmc, "load_experiment", lambda _: exp)
     rows = fmc.convergence_table("ignored", thresholds=(0.3,), methods=("CW", "MultiBoost"))
     assert rows[0] == {"dataset": "vowel", "train_error_le": 0.3, "CW": 40, "MultiBoost": 40}
+    for r in exp.rows[("vowel", "CW")].values():
+        r["result"]["fit_time_s"] = 2.0
+    summary = {(r["dataset"], r["method"]): r for r in fmc.summary_rows("ignored")}
+    assert set(summary) == {("vowel", "CW"), ("vowel", "MultiBoost")}  # vehicle failed
+    assert summary[("vowel", "CW")]["test_error_pct"] == pytest.approx(32.0)
+    assert summary[("vowel", "CW")]["test_error_std"] == pytest.approx(2.0)
+    assert summary[("vowel", "CW")]["fit_time_s"] == pytest.approx(2.0)
 
 
 def test_figs12_layout_legend_and_registration(exp, monkeypatch):
