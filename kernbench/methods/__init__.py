@@ -8,6 +8,7 @@
 from kernbench.methods.adaboost import AdaBoost
 from kernbench.methods.adaboost_ecc import AdaBoostECC
 from kernbench.methods.adaboost_mh import AdaBoostMH
+from kernbench.methods.adaboost_mo import AdaBoostMO
 from kernbench.methods.cgboost import CGBoost
 from kernbench.methods.cgboost_regressor import CGBoostRegressor
 from kernbench.methods.cgens import CGENS
@@ -17,6 +18,7 @@ from kernbench.methods.exrm import ExRM
 from kernbench.methods.kernel_svm import SVMGauss, SVMPerc, SVMStump
 from kernbench.methods.lpboost import LPBoost
 from kernbench.methods.multiboost import MultiBoost
+from kernbench.methods.multiboost_cw import MultiBoostCW
 from kernbench.methods.psvm import PSVM
 from kernbench.methods.registry import default_params, get_method, register, registry
 from kernbench.methods.rff_svm import RFFSVM
@@ -32,6 +34,7 @@ __all__ = [
     "BagTree",
     "CGBoost",
     "CGBoostRegressor",
+    "AdaBoostMO",
     "CGENS",
     "CGENSSLS",
     "DRM",
@@ -39,6 +42,7 @@ __all__ = [
     "LPBoost",
     "MultiBoost",
     "PSVM",
+    "MultiBoostCW",
     "RFFSVM",
     "SVMGauss",
     "SVMPerc",

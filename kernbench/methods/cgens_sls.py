@@ -23,8 +23,6 @@ from kernbench.methods.registry import register
 from kernbench.solvers.incremental_inverse import make_inverse
 from kernbench.solvers.simplex import SLSSolution, simplex_code, simplex_labels, sls_closed_form
 from kernbench.weak.base import Pick
-from kernbench.weak.column_groups import stump_column_groups
-from kernbench.weak.stumps import StumpSpace
 
 
 @register("cgens_sls")
@@ -78,6 +76,7 @@ class CGENSSLS(ColumnGenerationClassifier):
     _binary_only = False
     _include_constant = False  # the model has biases b_τ: no constant column
     _absolute_pricing = True  # (13) with the modulus (negation-complete space)
+    _exhausted_reason = "converged"  # every column in 𝒲: the restricted problem is the full one
 
     def __init__(
         self,
@@ -112,10 +111,6 @@ class CGENSSLS(ColumnGenerationClassifier):
         self._R = np.hstack([L, np.ones((m, 1))])  # right-hand sides [L, 1] of (11)
         self._P = C * self._R  # S⁻¹[L, 1] with S⁻¹ = C·I at J = 0
         self._sol = self._closed_form()
-        self._groups = None  # stumps: candidate -> column id up to sign, for O(1) exclusion
-        if isinstance(self._space, StumpSpace):
-            self._groups = stump_column_groups(self._space, signed=False)
-            self._group_used = np.zeros(self._groups.max() + 1, dtype=bool)
         if self.init_dual == "constant":
             self._U = np.ones((m, self._l))  # the paper's literal initialisation
         else:
@@ -128,34 +123,10 @@ class CGENSSLS(ColumnGenerationClassifier):
     def _pricing_weights(self) -> np.ndarray:
         return self._U  # (13): one search per τ with g = U_{:τ}
 
-    def _price(self, g: np.ndarray) -> list[Pick]:
-        """(13): argmax over τ and h ∉ 𝒲 of |Σ_i U_iτ h(x_i)|, negated to a positive score.
-
-        Stumps: one presorted pass scores every candidate for every τ, and the working set is a
-        mask over column groups (:func:`~kernbench.weak.column_groups.stump_column_groups`).
-        Other spaces: the base class's oracle calls.
-        """
-        if self._groups is None:
-            return super()._price(g)
-        space = self._space
-        S = space.scores(g)  # (n_candidates, l): Σ_i U_iτ h(x_i) for polarity +1
-        A = np.abs(S)
-        A[self._group_used[self._groups]] = -1.0  # h ∈ 𝒲 (up to sign) is not a candidate
-        best = A.max(axis=1)
-        index = int(np.argmax(best))  # first candidate in (constant, feature, threshold) order
-        if best[index] < 0.0:  # every column is in 𝒲: the restricted problem is the full one
-            return [Pick(learner=None, column=np.zeros(g.shape[0]), score=0.0)]
-        tau = int(np.argmax(A[index]))
-        sign = 1 if S[index, tau] >= 0 else -1
-        self._picked_group = self._groups[index]
-        return [Pick(space.stump(index, sign), sign * space.column(index), float(A[index, tau]))]
-
     def _stop_threshold(self) -> float:
         return float(self.tol)  # Alg. 2 line 4
 
     def _add_columns(self, picks: Sequence[Pick]) -> None:
-        if self._groups is not None:
-            self._group_used[self._picked_group] = True
         for pick in picks:
             s, denom = self._inv.add_column(pick.column)  # (20) on S⁻¹
             self._P -= np.outer(s, (s @ self._R) / denom)  # (20) applied to S⁻¹[L, 1]

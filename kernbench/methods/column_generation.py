@@ -35,12 +35,28 @@ CG-Boost) is the same loop over a *restricted master problem*:
 Optional hooks with defaults: ``_make_space`` (stump / perceptron / Fourier space from the
 ``weak_learner``, ``n_candidates``, ``sigma`` parameters; CG-Boost returns its kernel-column space),
 ``_price`` (one oracle call with ``exclude`` = the working set; for a 2-D ``g``, the best pick over
-its columns), ``_decision_from_columns`` (``Hx @ W + b``; CGENS-SLS decodes simplex codes here),
-``_learner_matrix`` (vectorised per learner type), ``_encode_targets``.
+its columns, or one pick per column with ``_pick_per_column``), ``_decision_from_columns``
+(``Hx @ W + b``; CGENS-SLS decodes simplex codes here),
+``_learner_matrix`` (vectorised per learner type), ``_encode_targets``, ``_training_decision``
+(the training-set decision values behind the trace's ``train_error``; default from ``H_W``).
 
 Class attributes a subclass sets: ``_binary_only`` (labels mapped to ±1 with +1 = ``classes_[1]``;
 otherwise class indices 0..K−1), ``_include_constant`` (stump space offers the constant column:
-bias-free models), ``_absolute_pricing`` (criterion (8) |Σ g h| instead of (6)).
+bias-free models), ``_absolute_pricing`` (criterion (8) |Σ g h| instead of (6)),
+``_exclude_selected`` (False: no exclusion at all, LPBoost), and for multi-class and W ≥ 0 models:
+
+* ``_pick_per_column``: a 2-D ``g`` (m × K) returns K picks in one pass, one per column, and every
+  column has its own working set (a learner chosen for column k is excluded from column k only:
+  the class-wise learner sets of MultiBoost_cw). Default False: one pick, the best over columns.
+* ``_signed_columns``: h and −h are different columns (models with W ≥ 0, where −h cannot be
+  reached through a negative coefficient), so selecting h leaves −h available. Default False:
+  columns are excluded up to sign. Exhaustive (stump) spaces honour it exactly; sampled spaces draw
+  fresh continuous candidates and keep excluding up to sign.
+* ``_exhausted_reason``: the stop reason when every candidate is excluded (default "exhausted";
+  methods whose restricted problem is then the full problem may call it "converged").
+
+Every ``_price`` records ``_pick_columns``: the column of ``g`` each returned pick answers (the
+class of a class-wise learner), for ``_add_columns`` to read.
 """
 
 from __future__ import annotations
@@ -69,38 +85,47 @@ from kernbench.weak.stumps import (
 )
 
 
-def _score(pick: Pick) -> float:
-    return pick.score
-
-
 class StumpColumnIds:
-    """An id per stump candidate, equal for candidates whose columns are equal up to sign.
+    """An id per stump candidate, equal for candidates whose columns are equal (up to sign).
 
     Columns equal up to sign have scores equal up to sign for every g; two random Gaussian weight
     vectors separate distinct columns with probability one, in O(m·D) without building columns.
 
+    Parameters
+    ----------
+    space : StumpSpace
+    seed : int
+        Seed of the two random weight vectors.
+    signed : bool
+        False: h and −h share an id (one id per candidate). True: h and −h are different columns
+        (W ≥ 0 models); ``ids`` then has 2·n_candidates entries, entry i for candidate i with
+        polarity +1 and n_candidates + i with polarity −1.
+
     Attributes
     ----------
-    ids : ndarray of shape (n_candidates,)
-        Column id of every candidate of the space (ids are 0..n_distinct−1).
+    ids : ndarray of shape (n_candidates,) or (2·n_candidates,)
+        Column id of every candidate (and polarity, when signed); ids are 0..n_distinct−1.
     first : ndarray of shape (n_distinct,)
-        The first candidate index of every id (the canonical set,
+        The first entry of ``ids`` with every id (unsigned: the canonical set,
         docs/methods/column_generation.md).
     """
 
-    def __init__(self, space: StumpSpace, seed: int = 0) -> None:
+    def __init__(self, space: StumpSpace, seed: int = 0, *, signed: bool = False) -> None:
         m = space.X.shape[0]
+        self.signed = bool(signed)
         self._R = np.random.default_rng(seed).standard_normal((m, 2))
         self._scale = np.abs(self._R).sum(axis=0)
-        keys = self._keys(space.scores(self._R))
+        S = space.scores(self._R)
+        keys = self._keys(np.vstack([S, -S]) if self.signed else S)
         uniq, first, ids = np.unique(keys, axis=0, return_index=True, return_inverse=True)
         self.ids = ids.ravel()
         self.first = first
         self._lookup = {tuple(k): i for i, k in enumerate(uniq)}
 
     def _keys(self, S: np.ndarray) -> np.ndarray:
-        S = S * np.where(S[:, :1] < 0, -1.0, 1.0)
-        return np.round(S / self._scale, 10)
+        if not self.signed:
+            S = S * np.where(S[:, :1] < 0, -1.0, 1.0)
+        return np.round(S / self._scale, 10) + 0.0  # + 0.0 merges −0.0 with 0.0
 
     def id_of(self, column: np.ndarray) -> int | None:
         """The id of a training column (None if it is not a candidate's column)."""
@@ -147,6 +172,12 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
     #: the default pricing excludes the working set (docs/methods/column_generation.md); LPBoost
     #: does not need to
     _exclude_selected: ClassVar[bool] = True
+    #: 2-D pricing weights: one pick per column, each column with its own working set
+    _pick_per_column: ClassVar[bool] = False
+    #: W ≥ 0 models: h and −h are different columns (exclusion respects the sign)
+    _signed_columns: ClassVar[bool] = False
+    #: stop reason when every candidate is excluded
+    _exhausted_reason: ClassVar[str] = "exhausted"
 
     # ------------------------------------------------------------------ hooks (subclass)
     def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
@@ -192,19 +223,108 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         )
 
     def _price(self, g: np.ndarray) -> list[Pick]:
-        """Oracle call(s): the best learner outside the working set (2-D g: best over columns)."""
+        """Oracle call(s): the best learner(s) outside the working set(s).
+
+        1-D g: one pick. 2-D g: the best pick over its columns, or one pick per column with
+        ``_pick_per_column``. Sets ``_pick_columns`` (the column each pick answers).
+        """
         if self._stump_ids is not None:
-            if g.ndim == 1:
+            if g.ndim == 1 and not self._signed_columns:
+                self._pick_columns = [0]
                 return [self._price_stumps(g)]
-            return [max((self._price_stumps(g[:, k]) for k in range(g.shape[1])), key=_score)]
-        kw = dict(absolute=self._absolute_pricing, exclude=self._selected)
+            return self._price_stump_columns(g.reshape(g.shape[0], -1))
         if g.ndim == 1:
-            return [self._space.best(g, rng=self._rng, **kw)]
+            self._pick_columns = [0]
+            return [self._space.best(g, rng=self._rng, **self._oracle_kw(None))]
+        K = g.shape[1]
+        if self._pick_per_column:
+            excl = [self._oracle_kw(k)["exclude"] for k in range(K)]
+            kw = dict(absolute=self._absolute_pricing)
+            if hasattr(self._space, "best_many"):
+                picks = self._space.best_many(g, exclude=excl, **kw)
+            else:
+                picks = [
+                    self._space.best(g[:, k], rng=self._rng, exclude=excl[k], **kw)
+                    for k in range(K)
+                ]
+            self._pick_columns = list(range(K))
+            return picks
+        kw = self._oracle_kw(None)
         if hasattr(self._space, "best_many"):
             picks = self._space.best_many(g, **kw)
         else:
-            picks = [self._space.best(g[:, k], rng=self._rng, **kw) for k in range(g.shape[1])]
-        return [max(picks, key=_score)]
+            picks = [self._space.best(g[:, k], rng=self._rng, **kw) for k in range(K)]
+        best = max(range(K), key=lambda k: picks[k].score)
+        self._pick_columns = [best]
+        return [picks[best]]
+
+    def _oracle_kw(self, column: int | None) -> dict[str, Any]:
+        """``absolute`` and ``exclude`` for a sampled space's oracle (column: its working set)."""
+        if not self._exclude_selected:
+            exclude = None
+        elif column is None or not self._pick_per_column:
+            exclude = self._selected
+        else:
+            exclude = self._selected_by_column.setdefault(column, ColumnSet())
+        return dict(absolute=self._absolute_pricing, exclude=exclude)
+
+    def _price_stump_columns(self, G: np.ndarray) -> list[Pick]:
+        """Exhaustive stump pricing of every column of G (m × K) in one presorted pass.
+
+        Entries are (candidate, polarity): with ``_signed_columns`` both polarities are separate
+        entries masked separately (the signed score, criterion (6) with W ≥ 0); otherwise |score|
+        with the working set up to sign. ``_pick_per_column``: one pick per column (its own working
+        set; columns whose candidates are all excluded give no pick); else the best entry over all
+        columns. Near-ties (relative ``TIE_RTOL``) go to the first entry in candidate order (signed:
+        all +1 polarities before the −1 ones), then to the first column.
+        """
+        space: StumpSpace = self._space
+        K = G.shape[1]
+        S = space.scores(G)  # (n_candidates, K), polarity +1
+        n = S.shape[0]
+        A = np.vstack([S, -S]) if self._signed_columns else np.abs(S)
+        mask = self._stump_mask(K)[self._stump_ids.ids]  # (entries, K) or (entries, 1)
+        A = np.where(mask, -np.inf, A)
+        tol = TIE_RTOL * np.abs(G).sum(axis=0)  # (K,)
+
+        def pick(entry: int, k: int) -> Pick:
+            index = entry % n if self._signed_columns else entry
+            if self._signed_columns:
+                sign = 1 if entry < n else -1
+            else:
+                sign = 1 if S[index, k] >= 0 else -1
+            column = sign * space.column(index)
+            return Pick(space.stump(index, sign), column, float(column @ G[:, k]))
+
+        if self._pick_per_column:
+            picks, cols = [], []
+            for k in range(K):
+                best = A[:, k].max()
+                if np.isfinite(best):
+                    picks.append(pick(int(np.flatnonzero(A[:, k] >= best - tol[k])[0]), k))
+                    cols.append(k)
+            if not picks:
+                raise SpaceExhaustedError("every stump candidate is excluded in every column")
+            self._pick_columns = cols
+            return picks
+        row = A.max(axis=1)
+        best = row.max()
+        if not np.isfinite(best):
+            raise SpaceExhaustedError("every stump candidate is excluded")
+        entry = int(np.flatnonzero(row >= best - tol.max())[0])
+        k = int(np.argmax(A[entry]))
+        self._pick_columns = [k]
+        return [pick(entry, k)]
+
+    def _stump_mask(self, K: int) -> np.ndarray:
+        """The working-set mask over column ids, shape (n_ids, K) per column or (n_ids, 1)."""
+        if self._selected_ids.ndim == 1:
+            self._selected_ids = self._selected_ids[:, None]
+        if self._pick_per_column and self._selected_ids.shape[1] != K:
+            grown = np.zeros((self._selected_ids.shape[0], K), dtype=bool)
+            grown[:] = self._selected_ids.any(axis=1, keepdims=True)
+            self._selected_ids = grown
+        return self._selected_ids
 
     def _price_stumps(self, g: np.ndarray) -> Pick:
         """Exhaustive stump pricing with the working set masked by column id, O(m·D) per call.
@@ -215,7 +335,8 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         space: StumpSpace = self._space
         s = space.scores(g)
         a = np.abs(s)
-        a[self._selected_ids[self._stump_ids.ids]] = -np.inf
+        used = self._selected_ids if self._selected_ids.ndim == 1 else self._selected_ids[:, 0]
+        a[used[self._stump_ids.ids]] = -np.inf
         best = a.max()
         if not np.isfinite(best):
             raise SpaceExhaustedError("every stump candidate is excluded")
@@ -236,6 +357,11 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
     def _decision_from_columns(self, Hx: np.ndarray, W: np.ndarray, b: Any) -> np.ndarray:
         """Decision values from learner outputs Hx (n × J) and coefficients (default Hx W + b)."""
         return Hx @ W + b
+
+    def _training_decision(self, W: np.ndarray, b: Any) -> np.ndarray:
+        """Decision values on the training set for the trace's train error (default from H_W;
+        a method that keeps an equivalent state may answer without a pass over H_W)."""
+        return self._decision_from_columns(self.H_W, W, b)
 
     def _learner_matrix(self, X: np.ndarray) -> np.ndarray:
         """Outputs of all selected learners on X, shape (n, J), vectorised per learner type."""
@@ -267,14 +393,22 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
             grown = np.empty((m, max(2 * self._H.shape[1], self._n_cols + k)))
             grown[:, : self._n_cols] = self.H_W
             self._H = grown
-        for p in picks:
+        cols = getattr(self, "_pick_columns", None)
+        if cols is None or len(cols) != k:
+            cols = [0] * k
+        for p, col in zip(picks, cols):
             self._H[:, self._n_cols] = p.column
             self._n_cols += 1
             self._selected.add(p.column)
+            if self._pick_per_column:
+                self._selected_by_column.setdefault(col, ColumnSet()).add(p.column)
             if self._stump_ids is not None:
                 cid = self._stump_ids.id_of(p.column)
                 if cid is not None:
-                    self._selected_ids[cid] = True
+                    if self._selected_ids.ndim == 1:
+                        self._selected_ids[cid] = True
+                    else:
+                        self._selected_ids[cid, col if self._pick_per_column else 0] = True
             self.learners_.append(p.learner)
 
     # ------------------------------------------------------------------ the loop
@@ -298,6 +432,8 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         self._H = np.empty((m, 32))
         self._n_cols = 0
         self._selected = ColumnSet()
+        self._selected_by_column: dict[int, ColumnSet] = {}
+        self._pick_columns: list[int] = []
         self.learners_: list[Any] = []
         self.coef_path_: list[np.ndarray] = []
         self.intercept_path_: list[Any] = []
@@ -308,7 +444,7 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         self._space = self._make_space(X)
         self._stump_ids = None
         if isinstance(self._space, StumpSpace) and self._exclude_selected:
-            self._stump_ids = StumpColumnIds(self._space)
+            self._stump_ids = StumpColumnIds(self._space, signed=self._signed_columns)
             self._selected_ids = np.zeros(self._stump_ids.first.size, dtype=bool)
         self._init_master(X, y_enc)
         self.stop_reason_ = "max_iter"
@@ -321,7 +457,8 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
             try:
                 picks = self._price(g)
             except SpaceExhaustedError:  # every column selected: the master is the full problem
-                self.stop_reason_ = "exhausted"
+                self.final_score_ = -np.inf  # the best score over no candidate
+                self.stop_reason_ = self._exhausted_reason
                 break
             score = self._pricing_score(picks)
             self.final_score_ = float(score)
@@ -334,7 +471,7 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
             W, b = self._coefficients()
             self.coef_path_.append(np.array(W, dtype=np.float64, copy=True))
             self.intercept_path_.append(np.array(b, dtype=np.float64, copy=True))
-            dec = self._decision_from_columns(self.H_W, W, b)
+            dec = self._training_decision(W, b)
             trace["objective"].append(float(step.objective))
             trace["gap"].append(float(step.gap))
             trace["score"].append(float(score))
@@ -361,7 +498,7 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         self.feature_usage_ = feature_usage(self.learners_, X.shape[1])  # Fig. 5 (stumps)
         self.fit_time_ = time.perf_counter() - t0
         self._finish_fit()
-        del self._H, self._space, self._selected, self._stump_ids
+        del self._H, self._space, self._selected, self._stump_ids, self._selected_by_column
         return self
 
     def _train_error(self, dec: np.ndarray, y: np.ndarray) -> float:

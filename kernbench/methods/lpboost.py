@@ -156,10 +156,6 @@ class LPBoost(ColumnGenerationClassifier):
     def _pricing_weights(self) -> np.ndarray:
         return self._y * self._dual  # criterion (6): Σ_i y_i α_i h(x_i), or with u
 
-    def _price(self, g: np.ndarray) -> list[Pick]:
-        # restricted-dual feasibility keeps selected columns at score ≤ 1 (≤ β): no exclusion needed
-        return [self._space.best(g, absolute=False, exclude=None, rng=self._rng)]
-
     def _stop_threshold(self) -> float:
         # no dual constraint violated by more than ε
         return (self._beta if self._nu_form else 1.0) + self.tol

@@ -21,7 +21,6 @@ from kernbench.methods.column_generation import ColumnGenerationClassifier, Mast
 from kernbench.methods.registry import register
 from kernbench.solvers.multiclass_exp_loss import pricing_weights, solve_shared_lbfgsb
 from kernbench.weak.base import Pick
-from kernbench.weak.column_groups import stump_column_groups
 
 
 @register("multiboost")
@@ -69,6 +68,8 @@ class MultiBoost(ColumnGenerationClassifier):
     _binary_only = False
     _include_constant = True  # no bias: the constant learner gives each class an offset
     _absolute_pricing = False  # (6), W ≥ 0: h and −h are different columns
+    _signed_columns = True  # selecting h leaves −h available (the base's sign-aware exclusion)
+    _exhausted_reason = "converged"  # every column in 𝒲: the restricted problem is the full one
 
     def __init__(
         self,
@@ -99,30 +100,9 @@ class MultiBoost(ColumnGenerationClassifier):
         self._W = np.zeros((0, K))
         self._objective = float("nan")
         self._stalled = False
-        self._picked: list[int] = []
-        self._groups = None
-        if self._space is not None:
-            # h and −h are distinct columns here: entry i / n + i is candidate i with sign +1 / −1
-            self._groups = stump_column_groups(self._space, signed=True)
-            self._group_used = np.zeros(self._groups.max() + 1, dtype=bool)
 
     def _pricing_weights(self) -> np.ndarray:
-        return self._U  # column c is u^c of (6)
-
-    def _price(self, g: np.ndarray) -> list[Pick]:
-        """(6): argmax over h ∉ 𝒲 and c of Σ_i u^c_i h(x_i), both polarities of every stump."""
-        space = self._space
-        S = space.scores(g)  # (n_candidates, K), polarity +1
-        n = S.shape[0]
-        best = np.concatenate([S.max(axis=1), (-S).max(axis=1)])  # entries: (candidate, sign)
-        best[self._group_used[self._groups]] = -np.inf  # already in 𝒲 (sign-aware)
-        entry = int(np.argmax(best))
-        if not np.isfinite(best[entry]):  # every column is in 𝒲
-            return [Pick(learner=None, column=np.zeros(g.shape[0]), score=-np.inf)]
-        index, sign = (entry, 1) if entry < n else (entry - n, -1)
-        self._picked.append(entry)
-        column = sign * space.column(index)
-        return [Pick(space.stump(index, sign), column, float(best[entry]))]
+        return self._U  # column c is u^c of (6): the base takes argmax over h ∉ 𝒲 and c
 
     def _stop_threshold(self) -> float:
         return 1.0 + float(self.tol)  # no dual constraint (3b) violated by more than ε
@@ -133,7 +113,6 @@ class MultiBoost(ColumnGenerationClassifier):
         return "objective_stalled" if self._stalled else None
 
     def _add_columns(self, picks: Sequence[Pick]) -> None:
-        self._group_used[self._groups[self._picked[-1]]] = True
         self._W = np.vstack([self._W, np.zeros((len(picks), self._W.shape[1]))])  # new row: 0
 
     def _solve_master(self) -> MasterStep:

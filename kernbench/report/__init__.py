@@ -12,6 +12,7 @@ from kernbench.report import (  # noqa: F401
     figures_cgboost,
     figures_exrm,
     figures_features,
+    figures_multiboost_cw,
     figures_multiclass,
     figures_time,
 )

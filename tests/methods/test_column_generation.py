@@ -144,3 +144,67 @@ def test_learner_matrix_mixes_learner_types():
     np.testing.assert_array_equal(
         est._learner_matrix(X), np.column_stack([lrn.predict(X) for lrn in learners])
     )
+
+
+def _signed_columns(space):
+    cols = np.array([space.column(i) for i in range(space.n_candidates)])
+    return np.unique(np.vstack([cols, -cols]), axis=0)
+
+
+@pytest.mark.parametrize("per_column", [True, False])
+def test_signed_pricing_per_column_equals_brute_force_with_classwise_working_sets(per_column):
+    """W ≥ 0: h and −h are distinct columns; per-column mode keeps one working set per column."""
+
+    class Signed(RidgeOVA):
+        _signed_columns = True
+        _pick_per_column = per_column
+        _include_constant = True
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 2))
+    X[:, 1] = np.round(X[:, 1], 1)  # ties: several candidates share a column
+    space = StumpSpace(X, include_constant=True)
+    cols = _signed_columns(space)
+    est = Signed()
+    est._space, est._stump_ids = space, StumpColumnIds(space, signed=True)
+    est._selected_ids = np.zeros(est._stump_ids.first.size, dtype=bool)
+    est._H, est._n_cols, est.learners_ = np.empty((30, 4)), 0, []
+    est._selected, est._selected_by_column = ColumnSet(), {}
+    K = 3
+    chosen = [set() for _ in range(K)]  # working sets as column tuples, per column (or shared)
+    negation_picked = 0
+    for _ in range(15):
+        G = rng.normal(size=(30, K))
+        picks = est._price(G)
+        S = cols @ G  # (n_cols, K) scores of every signed column
+        for k in range(K):
+            used = chosen[k] if per_column else set().union(*chosen)
+            free = np.array([tuple(c) not in used for c in cols])
+            S[~free, k] = -np.inf
+        if per_column:
+            assert est._pick_columns == list(range(K))
+            for k, p in enumerate(picks):
+                assert p.score == pytest.approx(S[:, k].max(), rel=1e-12)
+                assert p.column @ G[:, k] == pytest.approx(p.score)
+                np.testing.assert_array_equal(p.learner.predict(X), p.column)
+        else:
+            (p,) = picks
+            assert p.score == pytest.approx(S.max(), rel=1e-12)
+            assert p.column @ G[:, est._pick_columns[0]] == pytest.approx(p.score)
+        for p, k in zip(picks, est._pick_columns):
+            negation_picked += tuple(-p.column) in chosen[k if per_column else 0]
+            chosen[k if per_column else 0].add(tuple(p.column))
+        est._append_columns(picks)
+    assert negation_picked > 0  # −h was still available after h: the exclusion kept the sign
+
+
+def test_signed_column_ids_separate_h_from_minus_h():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(25, 2))
+    space = StumpSpace(X, include_constant=True)
+    ids = StumpColumnIds(space, signed=True)
+    n = space.n_candidates
+    assert ids.ids.size == 2 * n and ids.first.size == _signed_columns(space).shape[0]
+    for i in range(n):
+        assert ids.id_of(space.column(i)) == ids.ids[i]
+        assert ids.id_of(-space.column(i)) == ids.ids[n + i] != ids.ids[i]

@@ -1,0 +1,234 @@
+"""MultiBoost_cw (Lin, Shen, van den Hengel & Suter, ACCV 2012): class-wise learner sets and FCD.
+
+Problem (2): min_{w ≥ 0} ‖w‖₁ + (C/p) Σ_i Σ_{y≠y_i} exp(−γ_(i,y)), p = m(K − 1), with the margins
+(1) γ_(i,y) = w_{y_i}ᵀ𝕙_{y_i}(x_i) − w_yᵀ𝕙_y(x_i): every class c has its own learner set 𝓗_c.
+
+Alg. 1 (column generation):
+
+.. code-block:: text
+
+    λ_(i,y) = 1 for y ≠ y_i                                    line 2
+    repeat
+        for every class c: ĥ_c = argmax_{h ∉ 𝓗_c} Σ_i u^c_i h(x_i)   (4), add to 𝓗_c (w = 0)
+        solve (2) on 𝓗_1..𝓗_K, warm-started                  FCD (Alg. 2) or L-BFGS-B
+        λ from the KKT conditions (5)
+    until the relative objective change < rel_tol, no constraint of (3) is violated, or T
+
+The K searches of (4) share one presorted stump pass (the column-generation base's per-column
+pricing, each class with its own working set; W ≥ 0, so h and −h are different columns).
+CW-1, the paper's stage-wise setting, is ``tau_max=1, C=1e8`` (only the K new coefficients are
+set, once each). Prediction: argmax_y w_yᵀ𝕙_y(x).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
+from kernbench.methods.registry import register
+from kernbench.solvers.fcd import RULES, SortedColumns, fcd_solve
+from kernbench.solvers.multiclass_exp_loss import (
+    classwise_scores,
+    pricing_weights,
+    solve_classwise_lbfgsb,
+)
+from kernbench.weak.base import Pick
+
+
+@register("multiboost_cw")
+class MultiBoostCW(ColumnGenerationClassifier):
+    """MultiBoost_cw: K class-wise stumps per iteration, restricted problem solved by FCD.
+
+    Parameters
+    ----------
+    C : float, default=1000.0
+        Regularisation parameter of (2) (the paper selects it from 10²..10⁵; CW-1 uses 10⁸).
+    max_iter : int, default=500
+        T, column-generation iterations (K learners each; the path parameter).
+    solver : {"fcd", "lbfgsb"}, default="fcd"
+        Restricted solver: FCD (Alg. 2) or L-BFGS-B on the bound-constrained problem (comparison).
+    tau_max : int or None, default=2
+        FCD's maximum working-set iterations (1: stage-wise, CW-1; None: until (18)).
+    eps : float, default=0.1
+        FCD tolerance ε of (17)-(18) (the paper's 0.1).
+    rule : {"exact", "large_c"}, default="exact"
+        FCD coordinate step: closed form (12) or its large-C form (13).
+    tol : float, default=1e-6
+        Stop (converged) when no class has a learner with pricing score (4) above 1 + tol.
+    rel_tol : float or None, default=1e-6
+        Alg. 1 line 7: stop when the objective changes by less than this (relative); None: never.
+    lbfgs_maxiter, lbfgs_ftol, lbfgs_gtol : default 15000, 2.2e-9, 1e-5
+        L-BFGS-B options (``solver="lbfgsb"``; scipy's defaults).
+    random_state : int, RandomState or None
+        Seed of FCD's random picks (passes τ ≥ 2).
+
+    Attributes
+    ----------
+    classes_, learners_, n_iter_, trace_, model_size_, coef_path_, stop_reason_
+        See :class:`~kernbench.methods.column_generation.ColumnGenerationClassifier`. ``coef_`` is
+        w, shape (J,): one coefficient per learner, of class ``learner_class_[j]``; the trace adds
+        ``solver_time_s`` (cumulative restricted-solver time), ``max_violation`` (FCD's max θ,
+        NaN when τ_max ended the pass; L-BFGS-B: its KKT residual) and ``n_nonzero``.
+    learner_class_ : ndarray of int, shape (J,)
+        The class (index into ``classes_``) each learner belongs to.
+    dual_coef_ : ndarray of shape (m, K)
+        λ of (5) at the end (0 on the true class).
+    """
+
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "solver": [StrOptions({"fcd", "lbfgsb"})],
+        "tau_max": [Interval(Integral, 1, None, closed="left"), None],
+        "eps": [Interval(Real, 0, None, closed="left")],
+        "rule": [StrOptions(set(RULES))],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "rel_tol": [Interval(Real, 0, None, closed="left"), None],
+        "lbfgs_maxiter": [Interval(Integral, 1, None, closed="left")],
+        "lbfgs_ftol": [Interval(Real, 0, None, closed="neither")],
+        "lbfgs_gtol": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
+    _binary_only = False
+    _include_constant = True  # no bias: the constant learner gives each class an offset
+    _absolute_pricing = False  # (4) with w ≥ 0
+    _signed_columns = True  # h and −h are different columns of 𝓗_c
+    _pick_per_column = True  # K learners per iteration, one per class, class-wise working sets
+    _exhausted_reason = "converged"  # every column in every 𝓗_c: the full problem is solved
+
+    def __init__(
+        self,
+        C: float = 1000.0,
+        max_iter: int = 500,
+        solver: str = "fcd",
+        tau_max: int | None = 2,
+        eps: float = 0.1,
+        rule: str = "exact",
+        tol: float = 1e-6,
+        rel_tol: float | None = 1e-6,
+        lbfgs_maxiter: int = 15000,
+        lbfgs_ftol: float = 2.220446049250313e-09,
+        lbfgs_gtol: float = 1e-5,
+        random_state=None,
+    ) -> None:
+        self.C = C
+        self.max_iter = max_iter
+        self.solver = solver
+        self.tau_max = tau_max
+        self.eps = eps
+        self.rule = rule
+        self.tol = tol
+        self.rel_tol = rel_tol
+        self.lbfgs_maxiter = lbfgs_maxiter
+        self.lbfgs_ftol = lbfgs_ftol
+        self.lbfgs_gtol = lbfgs_gtol
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ hooks
+    def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
+        m, K = X.shape[0], self.classes_.size
+        self._y, self._K = y, K
+        lam = np.ones((m, K))  # Alg. 1 line 2: λ_(i,y) = 1
+        lam[np.arange(m), y] = 0.0
+        self._lam = lam
+        self._U = pricing_weights(lam, y)
+        self._w = np.zeros(0)
+        self._var_class = np.zeros(0, dtype=np.int64)
+        self._new = np.zeros(0, dtype=np.int64)
+        self._objective = float("nan")
+        self._stalled = False
+        self._solver_time = 0.0
+        self._columns = SortedColumns(y, K)  # FCD's layout of H_W, grown with it
+        self._mu = np.ones((m, K))  # μ of (15) at w = 0 (0 on the true class)
+        self._mu[np.arange(m), y] = 0.0
+
+    def _pricing_weights(self) -> np.ndarray:
+        return self._U  # column c: u^c of (4), searched over 𝓗 \ 𝓗_c
+
+    def _stop_threshold(self) -> float:
+        return 1.0 + float(self.tol)  # no dual constraint (3b) of any class violated
+
+    def _should_stop(self, step: MasterStep) -> str | None:
+        return "objective_stalled" if self._stalled else None  # Alg. 1 line 7
+
+    def _add_columns(self, picks: Sequence[Pick]) -> None:
+        J = self._w.size
+        self._new = np.arange(J, J + len(picks))  # Alg. 2 line 2: S = the new variables
+        self._var_class = np.concatenate([self._var_class, self._pick_columns]).astype(np.int64)
+        self._w = np.concatenate([self._w, np.zeros(len(picks))])  # Alg. 1 line 4: w = 0
+        self._columns.append(np.column_stack([p.column for p in picks]))  # μ is unchanged
+
+    def _solve_master(self) -> MasterStep:
+        H, y, K, C = self.H_W, self._y, self._K, float(self.C)
+        cols = np.arange(self._w.size)
+        t0 = time.perf_counter()
+        if self.solver == "fcd":
+            res = fcd_solve(
+                H, y, C, self._w, cols, self._var_class, K, self._new,
+                eps=self.eps, tau_max=self.tau_max, rule=self.rule,
+                seed=int(self._rng.integers(2**31 - 1)), columns=self._columns, mu0=self._mu,
+            )  # fmt: skip
+            w, objective, self._mu = res.w, res.objective, res.mu
+            lam = C / (H.shape[0] * (K - 1)) * res.mu  # (5): λ = (C/p)·μ
+            stop, n_iter, violation = res.stop, res.n_passes, res.max_violation
+        else:
+            sol = solve_classwise_lbfgsb(
+                H, y, C, self._w, cols, self._var_class, K,
+                maxiter=self.lbfgs_maxiter, ftol=self.lbfgs_ftol, gtol=self.lbfgs_gtol,
+            )  # fmt: skip
+            w, objective, lam = sol.W, sol.objective, sol.lam
+            self._mu = lam * (H.shape[0] * (K - 1) / C)
+            stop, n_iter, violation = sol.stop, sol.n_iter, sol.kkt
+        self._solver_time += time.perf_counter() - t0
+        previous, self._objective = self._objective, objective
+        if self.rel_tol is not None and np.isfinite(previous):
+            self._stalled = abs(previous - objective) <= self.rel_tol * abs(previous)
+        self._w, self._lam = w, lam
+        self._U = pricing_weights(lam, y)  # λ by the KKT conditions (5), Alg. 1 line 6
+        return MasterStep(
+            objective=objective,
+            solver_stop=stop,
+            solver_iter=n_iter,
+            extra={
+                "solver_time_s": self._solver_time,
+                "max_violation": float(violation),
+                "n_nonzero": int(np.count_nonzero(w)),
+            },
+        )
+
+    def _coefficients(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._w, np.zeros(self._K)
+
+    def _decision_from_columns(self, Hx: np.ndarray, W: np.ndarray, b: Any) -> np.ndarray:
+        J = W.shape[0]
+        classes = self._var_class if hasattr(self, "_var_class") else self.learner_class_
+        F = classwise_scores(W, Hx[:, :J], np.arange(J), classes[:J], self.classes_.size)
+        return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F  # argmax_y w_yᵀ𝕙_y(x)
+
+    def _training_decision(self, W: np.ndarray, b: Any) -> np.ndarray:
+        # log μ_iy = F_iy − F_{i,y_i} (15): the class scores shifted per row, so the same argmax,
+        # without a pass over the J learner columns
+        with np.errstate(divide="ignore"):
+            D = np.log(self._mu)
+        D[np.arange(D.shape[0]), self._y] = 0.0
+        return D[:, 1] - D[:, 0] if D.shape[1] == 2 else D
+
+    def _finish_fit(self) -> None:
+        self.learner_class_ = self._var_class
+        self.dual_coef_ = self._lam
+        del (
+            self._lam,
+            self._U,
+            self._w,
+            self._y,
+            self._var_class,
+            self._new,
+            self._columns,
+            self._mu,
+        )
