@@ -7,6 +7,7 @@ traceback unless ``--debug``); 3 internal error.
 from __future__ import annotations
 
 import functools
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from kernbench.datasets.cli import data_app
-from kernbench.errors import KernbenchError, UsageError
+from kernbench.errors import KernbenchError, UsageError, printable
 
 app = typer.Typer(
     name="kernbench",
@@ -41,10 +42,21 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except typer.Exit:
             raise
-        except KernbenchError as exc:
+        except (KernbenchError, OSError, sqlite3.Error) as exc:
+            # store and file-system faults are the user's to fix, like spec errors: exit 2
             if _STATE["debug"]:
                 raise
-            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True)
+            if isinstance(exc, OSError):
+                from kernbench.store.boundary import describe_os_error
+
+                message = describe_os_error(exc)
+            elif isinstance(exc, sqlite3.Error):
+                message = f"results store: {exc}"
+            else:
+                message = str(exc)
+            err.print(
+                f"[bold red]error:[/] {escape(printable(message))}", highlight=False, markup=True
+            )
             raise typer.Exit(EXIT_USAGE) from None
         except KeyboardInterrupt:
             err.print("interrupted; finished cells are saved (rerun to resume)")
@@ -52,8 +64,9 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
         except Exception as exc:
             if _STATE["debug"]:
                 raise
+            detail = escape(printable(str(exc)))
             err.print(
-                f"[bold red]internal error:[/] {type(exc).__name__}: {exc}\n"
+                f"[bold red]internal error:[/] {type(exc).__name__}: {detail}\n"
                 "rerun with --debug for the traceback",
                 highlight=False,
             )
@@ -148,7 +161,7 @@ def run(
         run_experiment, s, target, jobs, fresh, realisations, only_map, **options
     )
     for note in summary.notes:
-        err.print(f"note: {note}", highlight=False, markup=False)
+        err.print(f"note: {printable(note)}", highlight=False, markup=False)
     counts = ", ".join(f"{n} {k}" for k, n in sorted(summary.counts.items())) or "nothing to do"
     reused = f", {summary.reused} reused from --reuse" if summary.reused else ""
     err.print(
@@ -159,7 +172,8 @@ def run(
     if summary.failed:
         err.print(f"[bold red]{len(summary.failed)} cell(s) did not finish:[/]")
         for dataset, r, method, message in summary.failed[:20]:
-            err.print(f"  {dataset} / r={r} / {method}: {message}", highlight=False, markup=False)
+            line = printable(f"  {dataset} / r={r} / {method}: {message}")
+            err.print(line, highlight=False, markup=False)
         if len(summary.failed) > 20:
             more = len(summary.failed) - 20
             err.print(f"  ... and {more} more (see {summary.out_dir}/cells.csv)")

@@ -49,3 +49,21 @@ class ChecksumError(DataError):
 
 class StoreError(KernbenchError):
     """The results store cannot be opened or is held by another run."""
+
+
+def printable(text: str) -> str:
+    """``text`` with control and bidirectional-format characters escaped (``\\u202e``).
+
+    Every message the CLI prints goes through this, so a hostile name cannot reorder or hide
+    what the terminal shows. Newlines and tabs between lines of a message are kept.
+    """
+    import unicodedata
+
+    out = []
+    for ch in text:
+        if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+    return "".join(out)

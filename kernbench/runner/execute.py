@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import kernbench
+from kernbench.errors import StoreError, UsageError
 from kernbench.records import FINAL_STATUSES, CellRecord
-from kernbench.runner.backends import CellExecutor
+from kernbench.runner.backends import BackendError, CellExecutor
 from kernbench.runner.cell import cell_record, git_revision
 from kernbench.runner.plan import Cell, plan_cells
 from kernbench.spec import spec_to_dict
 from kernbench.spec_types import Spec
-from kernbench.store import STORE_FILE, Store
+from kernbench.store import CSV_FILE, STORE_FILE, Store
 from kernbench.store.lock import RunLock, describe_holder
 
 
@@ -50,8 +51,20 @@ def default_out_dir(spec: Spec) -> Path:
     return Path("results") / spec.name
 
 
+def check_out_dir(out: Path) -> None:
+    """Refuse, before any work, a results directory that cannot take a run's files."""
+    if out.exists() and not out.is_dir():
+        raise UsageError("--out", f"{out} is a file, not a results directory; choose another path")
+    for name in (STORE_FILE, CSV_FILE):
+        if (out / name).is_dir():
+            raise StoreError(
+                f"{out / name} is a directory where kernbench writes a file; move it away"
+            )
+
+
 def cell_statuses(spec: Spec, out_dir: Path, cells: Sequence[Cell]) -> dict[str, str]:
     """Status of each planned cell in the store (``pending`` when never recorded)."""
+    check_out_dir(out_dir)
     if not (out_dir / STORE_FILE).exists():
         return {c.cell_id: "pending" for c in cells}
     with Store(out_dir) as store:
@@ -112,6 +125,7 @@ def run_experiment(
     from kernbench.datasets import ensure_available
 
     out = Path(out_dir) if out_dir is not None else default_out_dir(spec)
+    check_out_dir(out)
     t0 = time.perf_counter()
     cells = plan_cells(spec, realisations=realisations, only=only)
     for predefined in (False, True):
@@ -163,8 +177,9 @@ def run_experiment(
                         )
                     if on_cell is not None:
                         on_cell(rec)
-        except KeyboardInterrupt:
-            _record_interrupted(store, executor.in_flight.values(), provenance)
+        except (KeyboardInterrupt, BackendError) as exc:  # a lost Dask scheduler too
+            why = "the Dask scheduler was lost" if isinstance(exc, BackendError) else None
+            _record_interrupted(store, executor.in_flight.values(), provenance, why)
             store.export_csv()
             raise
         store.export_csv()
@@ -190,14 +205,17 @@ def _reuse_finished(
     return taken
 
 
-def _record_interrupted(store: Store, cells: Iterable[Cell], provenance: dict) -> None:
+def _record_interrupted(
+    store: Store, cells: Iterable[Cell], provenance: dict, why: str | None = None
+) -> None:
     """Mark the cells in flight when the run was stopped (a rerun retries them)."""
     for cell in list(cells):
         store.record(
             cell_record(
                 cell,
                 "interrupted",
-                error="the run was interrupted (SIGINT/SIGTERM) while this cell was in flight",
+                error=f"the run was interrupted ({why or 'SIGINT/SIGTERM'}) while this cell "
+                "was in flight",
                 result={"provenance": provenance},
             )
         )

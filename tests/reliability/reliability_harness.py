@@ -242,3 +242,72 @@ def wait_history(proc: subprocess.Popen, out_dir: Path, n: int, limit_s: float =
             return False
         time.sleep(0.02)
     raise TimeoutError(f"no {n} archived rows in {out_dir} after {limit_s} s")
+
+
+@dataclass
+class SchedulerKill:
+    """A Dask run whose scheduler was SIGKILLed mid-run, and the store after a local rerun."""
+
+    exit_code: int | None
+    stderr: str
+    rows_at_kill: int
+    seconds: float
+    check: StoreCheck
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def scheduler_kill_trial(
+    spec_path: Path, root: Path, reference: dict[str, tuple], limit_s: float = 180.0
+) -> SchedulerKill:
+    """Run on a scheduler + 1 worker (separate processes), SIGKILL the scheduler after the
+    first committed cell, wait for ``kernbench run`` to give up, then rerun locally."""
+    from kernbench.runner.execute import run_experiment
+    from kernbench.spec import load_spec
+
+    root = Path(root)
+    out = root / "sched"
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = child_env(KERNBENCH_FAULT_CELL_DELAY="1.0")  # cells in flight when the kill lands
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
+    sched = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+        + ["--port", str(port), "--no-dashboard"],
+        start_new_session=True,
+        **quiet,
+    )
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address]
+        + ["--nworkers", "2", "--nthreads", "1", "--no-dashboard"],  # 1 thread: joblib inline
+        start_new_session=True,
+        **quiet,
+    )
+    t0 = time.monotonic()
+    try:
+        proc = start_run(spec_path, out, "--backend", "dask", "--scheduler", address)
+        wait_rows(proc, out, 1, limit_s)
+        rows = count_rows(out)
+        os.kill(sched.pid, signal.SIGKILL)
+        try:
+            _, err = proc.communicate(timeout=limit_s)
+        except subprocess.TimeoutExpired:
+            kill_group(proc)
+            raise
+    finally:
+        for p in (sched, worker):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    seconds = time.monotonic() - t0
+    summary = run_experiment(load_spec(spec_path), out_dir=out, jobs=1)
+    assert summary.ok, summary.failed
+    return SchedulerKill(
+        proc.returncode, err.decode(errors="replace"), rows, seconds, check_store(out, reference)
+    )
