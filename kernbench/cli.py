@@ -18,6 +18,7 @@ from rich.markup import escape
 
 from kernbench.datasets.cli import data_app
 from kernbench.errors import KernbenchError, UsageError, printable
+from kernbench.runner.plan import DEFAULT_MAX_CELLS
 
 app = typer.Typer(
     name="kernbench",
@@ -83,6 +84,11 @@ def _main(
     _STATE["debug"] = debug
 
 
+_MAX_CELLS_OPTION = typer.Option(
+    "--max-cells", min=1, help="Refuse a spec that plans more cells than this."
+)
+
+
 # -- run -----------------------------------------------------------------------------------------
 @app.command()
 @_guard
@@ -127,6 +133,7 @@ def run(
             help="Copy finished cells of identical identity from this results directory.",
         ),
     ] = None,
+    max_cells: Annotated[int, _MAX_CELLS_OPTION] = DEFAULT_MAX_CELLS,
 ) -> None:
     """Run an experiment: every (dataset, realisation, method) cell not already finished.
 
@@ -135,7 +142,7 @@ def run(
     Cluster: kernbench run SPEC --backend dask --scheduler tcp://127.0.0.1:8786
     """
     from kernbench.runner.execute import cell_statuses, default_out_dir, run_experiment
-    from kernbench.runner.plan import parse_only, plan_cells
+    from kernbench.runner.plan import check_cell_count, parse_only, plan_cells
     from kernbench.spec import load_spec
 
     try:
@@ -145,7 +152,8 @@ def run(
     s = load_spec(spec)
     target = out_dir if out_dir is not None else default_out_dir(s)
     if dry_run:
-        cells = plan_cells(s, realisations=realisations, only=only_map)
+        check_cell_count(s, max_cells)  # the whole spec, counted before any cell is built
+        cells = plan_cells(s, realisations=realisations, only=only_map, max_cells=None)
         statuses = cell_statuses(s, target, cells)
         _print_plan(s, cells, statuses, target, fresh)
         return
@@ -155,7 +163,12 @@ def run(
         if not (source / STORE_FILE).is_file():
             raise UsageError("--reuse", f"no results store in {source}")
     options = dict(
-        backend=backend, scheduler=scheduler, timeout_s=timeout, wait=wait, reuse=reuse or []
+        backend=backend,
+        scheduler=scheduler,
+        timeout_s=timeout,
+        wait=wait,
+        reuse=reuse or [],
+        max_cells=max_cells,
     )
     summary = _run_with_progress(
         run_experiment, s, target, jobs, fresh, realisations, only_map, **options
@@ -296,7 +309,10 @@ def merge(
 # -- validate ------------------------------------------------------------------------------------
 @app.command()
 @_guard
-def validate(spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML).")]) -> None:
+def validate(
+    spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML).")],
+    max_cells: Annotated[int, _MAX_CELLS_OPTION] = DEFAULT_MAX_CELLS,
+) -> None:
     """Check a spec without running anything.
 
     Example: kernbench validate experiments/uci_stumps.yaml
@@ -305,7 +321,7 @@ def validate(spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML)."
     from kernbench.spec import load_spec
 
     s = load_spec(spec)
-    cells = plan_cells(s)
+    cells = plan_cells(s, max_cells=max_cells)
     out.print(
         f"{spec}: ok — {len(s.datasets)} datasets × {s.protocol.n_realisations} realisations × "
         f"{len(s.methods)} methods = {len(cells)} cells",

@@ -22,7 +22,7 @@ from kernbench.errors import StoreError, UsageError
 from kernbench.records import FINAL_STATUSES, CellRecord
 from kernbench.runner.backends import BackendError, CellExecutor
 from kernbench.runner.cell import cell_record, git_revision
-from kernbench.runner.plan import Cell, plan_cells
+from kernbench.runner.plan import DEFAULT_MAX_CELLS, Cell, plan_cells
 from kernbench.spec import spec_to_dict
 from kernbench.spec_types import Spec
 from kernbench.store import CSV_FILE, STORE_FILE, Store
@@ -87,6 +87,7 @@ def run_experiment(
     timeout_s: float | None = None,
     wait: bool = False,
     reuse: Sequence[str | os.PathLike[str]] = (),
+    max_cells: int | None = DEFAULT_MAX_CELLS,
 ) -> RunSummary:
     """Run every planned cell that is not finished; record each as it completes.
 
@@ -118,6 +119,9 @@ def run_experiment(
         copied instead of computed (``result["reused_from"]`` names the source). The identity
         covers data, realisation, method label, parameters, grid, protocol and version, so only
         the very same computation is taken (e.g. the SVM columns shared by Lin & Li's two tables).
+    max_cells : int, optional
+        Refuse a spec that plans more cells (``--max-cells``; see
+        :func:`kernbench.runner.plan.plan_cells`).
 
     SIGINT/SIGTERM stop the run: the cells in flight are recorded as ``interrupted`` (a rerun
     retries them) and ``KeyboardInterrupt`` propagates.
@@ -127,7 +131,10 @@ def run_experiment(
     out = Path(out_dir) if out_dir is not None else default_out_dir(spec)
     check_out_dir(out)
     t0 = time.perf_counter()
-    cells = plan_cells(spec, realisations=realisations, only=only)
+    whole = plan_cells(spec, max_cells=max_cells)  # the store's plan, whatever this run runs
+    plan_ids = [c.cell_id for c in whole]
+    filtered = realisations is not None or any((only or {}).values())
+    cells = plan_cells(spec, realisations=realisations, only=only) if filtered else whole
     for predefined in (False, True):
         names = {
             c.dataset.name for c in cells if (c.protocol.realisations == "predefined") is predefined
@@ -138,8 +145,6 @@ def run_experiment(
     limit = timeout_s if timeout_s is not None else spec.protocol.timeout_s
     executor = CellExecutor(backend, jobs=jobs, scheduler=scheduler, timeout_s=limit)
     provenance = {"git": git_revision(), "driver_host": socket.gethostname()}
-    filtered = realisations is not None or any((only or {}).values())
-    plan_ids = [c.cell_id for c in (plan_cells(spec) if filtered else cells)]
     with executor, RunLock(out, wait=wait) as lock, Store(out, create=True) as store:
         if lock.took_over is not None:
             gone = describe_holder(lock.took_over.holder)
