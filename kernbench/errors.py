@@ -4,7 +4,13 @@ from __future__ import annotations
 
 
 class KernbenchError(Exception):
-    """Base class: a problem the user can fix; the CLI prints the message without a traceback."""
+    """Base class: a problem the user can fix; the CLI prints the message without a traceback.
+
+    Control and bidirectional-format characters in the message are escaped (:func:`printable`).
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(printable(a) if isinstance(a, str) else a for a in args))
 
 
 class UsageError(KernbenchError):

@@ -23,7 +23,7 @@ from kernbench.errors import DataError, SpecError
 from kernbench.records import VALUES
 from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec, TableSpec
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
+_NAME_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}\Z")  # whole string: no "x\n"
 _MAX_GRID = 10_000
 _MAX_NODES = 100_000  # values in a spec, aliases expanded
 _MAX_SPEC_CHARS = 256 * 1024  # a real spec is a few kB; PyYAML needs seconds per 100 kB
@@ -83,7 +83,7 @@ class _Checker:
     def string(self, value: Any, path: str, *, pattern: re.Pattern[str] | None = None) -> str:
         if not isinstance(value, str) or not value.strip():
             raise self.fail(path, f"expected a non-empty string, got {_show(value)}")
-        if pattern is not None and not pattern.match(value):
+        if pattern is not None and not pattern.fullmatch(value):
             raise self.fail(
                 path,
                 f"{_show(value)} is not a valid name (letters, digits, '_', '-', '.'; "
@@ -598,6 +598,7 @@ def _parse_table(
             raise ck.fail("table.reference.file", "missing required key 'file'")
         file = ck.string(r["file"], "table.reference.file")
         ref_path = (Path(ck.file).parent / file).resolve()
+        _check_reference_place(ck, file, ref_path)
         if not ref_path.is_file():
             raise ck.fail("table.reference.file", f"no such file: {ref_path}")
         kw["reference"] = str(ref_path)
@@ -622,6 +623,17 @@ def _parse_table(
             ck.string(other, dpath)
         kw["reference_datasets"] = dict(ref_ds)
     return TableSpec(**kw)
+
+
+def _check_reference_place(ck: _Checker, file: str, ref_path: Path) -> None:
+    """A reference file lives in the spec's directory tree or in kernbench's package data."""
+    roots = (Path(ck.file).parent.resolve(), Path(__file__).resolve().parent)
+    if not any(ref_path.is_relative_to(root) for root in roots):
+        raise ck.fail(
+            "table.reference.file",
+            f"{_show(file)} resolves to {ref_path}, outside the spec's directory {roots[0]}; "
+            "put the reference CSV beside the spec (e.g. reference/table.csv)",
+        )
 
 
 def spec_to_dict(spec: Spec) -> dict[str, Any]:
