@@ -453,6 +453,32 @@ def methods() -> None:
         typer.echo(f"{name:<14} {cls.__name__:<14} {params}")
 
 
+# -- restore -------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def restore(
+    path: Annotated[Path, typer.Argument(help="The results directory whose store to restore.")],
+) -> None:
+    """Rebuild a damaged results store from its backup (results.backup.sqlite).
+
+    Rows the damaged store still holds are kept too; its files are renamed, never deleted.
+
+    Example: kernbench restore results/quickstart
+    """
+    from kernbench.store.backup import restore_store
+
+    report = restore_store(path)
+    aside = ", ".join(str(p) for p in report.damaged_kept_as) or "none"
+    err.print(
+        printable(
+            f"restored {path}: {report.from_backup} cell(s) from the backup, "
+            f"{report.kept_from_store} more from the damaged store; old files kept as: {aside}"
+        ),
+        highlight=False,
+        markup=False,
+    )
+
+
 app.add_typer(data_app, name="data", help="Datasets: list, info, fetch, verify.")
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import kernbench
-from kernbench.errors import StoreError, UsageError
+from kernbench.errors import KernbenchError, StoreError, UsageError
 from kernbench.records import FINAL_STATUSES, CellRecord
 from kernbench.runner.backends import BackendError, CellExecutor
 from kernbench.runner.cell import cell_record, git_revision
@@ -26,6 +26,7 @@ from kernbench.runner.plan import DEFAULT_MAX_CELLS, Cell, plan_cells
 from kernbench.spec import spec_to_dict
 from kernbench.spec_types import Spec
 from kernbench.store import CSV_FILE, STORE_FILE, Store
+from kernbench.store.backup import backup_every, backup_store, check_store
 from kernbench.store.lock import RunLock, describe_holder
 
 
@@ -149,6 +150,7 @@ def run_experiment(
         if lock.took_over is not None:
             gone = describe_holder(lock.took_over.holder)
             summary.notes.append(f"took over the lock of a run that is gone ({gone})")
+        check_store(store)  # quick_check, and no finished cell of the backup missing
         known = store.statuses()
         others = len(known.keys() - set(plan_ids))
         if others:
@@ -169,11 +171,16 @@ def run_experiment(
             todo = [c for c in todo if c.cell_id not in taken]
         if on_start is not None:
             on_start(len(todo))
+        every, since_backup = backup_every(), 0
         try:
             with _sigterm_as_interrupt():
                 for rec in executor.run(todo):
                     rec.result.setdefault("provenance", provenance)
                     replaced = store.record(rec)
+                    since_backup += rec.status in FINAL_STATUSES
+                    if since_backup >= every:
+                        backup_store(store)
+                        since_backup = 0
                     summary.counts[rec.status] = summary.counts.get(rec.status, 0) + 1
                     if rec.status not in FINAL_STATUSES:
                         kept = "" if replaced else " (its earlier finished result is kept)"
@@ -185,8 +192,15 @@ def run_experiment(
         except (KeyboardInterrupt, BackendError) as exc:  # a lost Dask scheduler too
             why = "the Dask scheduler was lost" if isinstance(exc, BackendError) else None
             _record_interrupted(store, executor.in_flight.values(), provenance, why)
+            with contextlib.suppress(KernbenchError):  # the interrupt is what to report
+                backup_store(store)
             store.export_csv()
             raise
+        except BaseException:  # e.g. a full disk: back up what is committed if still possible
+            with contextlib.suppress(Exception):
+                backup_store(store)
+            raise
+        backup_store(store)
         store.export_csv()
     summary.seconds = time.perf_counter() - t0
     return summary

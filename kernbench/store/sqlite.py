@@ -347,6 +347,22 @@ class Store:
     def integrity_ok(self) -> bool:
         return self._con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
+    @_sqlite_errors
+    def quick_check(self) -> str:
+        """``"ok"``, or sqlite's first complaint of ``PRAGMA quick_check``."""
+        return str(self._con.execute("PRAGMA quick_check").fetchone()[0])
+
+    @_sqlite_errors
+    def finished_ids(self) -> set[str]:
+        """Identities of the finished (``done``/``skipped``) cells."""
+        marks = ",".join("?" * len(FINAL_STATUSES))
+        query = f"SELECT cell_id FROM cells WHERE status IN ({marks})"
+        return {r[0] for r in self._con.execute(query, tuple(FINAL_STATUSES))}
+
+    def connection(self) -> sqlite3.Connection:
+        """The open connection (for sqlite's online backup; see :mod:`kernbench.store.backup`)."""
+        return self._con
+
     def export_csv(self, path: str | os.PathLike[str] | None = None) -> Path:
         """Write the tidy one-row-per-cell CSV (``cells.csv``) atomically and return its path."""
         target = Path(path) if path is not None else self.directory / CSV_FILE
