@@ -371,7 +371,13 @@ def table(
         tab = build_table(directory, reference=reference, value=value, selection=selection)
         text = render_table(tab, fmt=fmt or tab.format)
         if (fmt or tab.format) == "md" and value is None:
-            write_table_md(directory, text)
+            try:
+                write_table_md(directory, text)
+            except OSError as exc:  # a read-only store is still tabulated, to stdout
+                from kernbench.store.boundary import describe_os_error
+
+                note = printable(f"note: table.md not written ({describe_os_error(exc)})")
+                err.print(note, highlight=False, markup=False)
         texts.append(text)
     joined = "\n\n".join(texts)
     typer.echo(joined)

@@ -311,3 +311,97 @@ def scheduler_kill_trial(
     return SchedulerKill(
         proc.returncode, err.decode(errors="replace"), rows, seconds, check_store(out, reference)
     )
+
+
+@dataclass
+class WalDeleteTrial:
+    """A run whose ``-wal`` was deleted mid-run before the driver was killed, then restored."""
+
+    lost: int
+    run_exit: int
+    run_output: str
+    restore_exit: int
+    restored: int
+    check: StoreCheck
+
+
+def done_count(out_dir: Path) -> int:
+    return sum(1 for row in cell_table(out_dir).values() if row[1] == "done")
+
+
+def wal_delete_trial(spec_path: Path, out: Path, reference: dict[str, tuple]) -> WalDeleteTrial:
+    """Delete ``results.sqlite-wal`` under a running ``kernbench run`` (backups every 2 cells),
+    SIGKILL it, then: ``run`` (must refuse), ``kernbench restore``, ``run`` (must complete)."""
+    from typer.testing import CliRunner
+
+    from kernbench.cli import app
+
+    env = child_env(KERNBENCH_FAULT_COMMIT_DELAY="0.2", KERNBENCH_BACKUP_EVERY="2")
+    proc = start_run(spec_path, out, "--jobs", "1", env=env)
+    if not wait_rows(proc, out, 4):
+        raise RuntimeError(proc.communicate())
+    (out / "results.sqlite-wal").unlink()  # what a user must never do
+    time.sleep(1.0)  # a few more commits (and backups) into the unlinked WAL
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    kill_group(proc)
+    lost = N_CELLS - done_count(out)
+    cli = CliRunner()
+    refused = cli.invoke(app, ["run", str(spec_path), "--out", str(out), "--jobs", "1"])
+    restored = cli.invoke(app, ["restore", str(out)])
+    n_restored = done_count(out)
+    rerun = cli.invoke(app, ["run", str(spec_path), "--out", str(out), "--jobs", "1"])
+    assert rerun.exit_code == 0, rerun.output
+    return WalDeleteTrial(
+        lost,
+        refused.exit_code,
+        refused.output,
+        restored.exit_code,
+        n_restored,
+        check_store(out, reference),
+    )
+
+
+@dataclass
+class FreshTrial:
+    """``run --fresh`` on a finished store, stopped by a signal; the store must keep every
+    finished cell with the numbers of the uninterrupted run (no rerun needed)."""
+
+    signal: str
+    archived_at_signal: int
+    returncode: int | None
+    stderr: str
+    check: StoreCheck
+
+
+def fresh_interrupt_trial(
+    spec_path: Path,
+    reference_dir: Path,
+    out: Path,
+    reference: dict[str, tuple],
+    rng: Any,
+    sig: int = signal.SIGTERM,
+    jobs: int = 1,
+) -> FreshTrial:
+    import shutil
+
+    shutil.copytree(reference_dir, out)
+    env = child_env(KERNBENCH_FAULT_COMMIT_DELAY="0.3")
+    proc = start_run(spec_path, out, "--fresh", "--jobs", str(jobs), env=env)
+    if wait_history(proc, out, int(rng.integers(0, N_CELLS // 2))):
+        time.sleep(float(rng.uniform(0.0, 0.3)))
+    archived = count_history(out)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, sig)  # the driver, as Ctrl-C / kill / the OOM killer would
+    try:
+        _, err = proc.communicate(timeout=120)
+    finally:
+        kill_group(proc)
+    return FreshTrial(
+        signal.Signals(sig).name,
+        archived,
+        proc.returncode,
+        err.decode(errors="replace") if err else "",
+        check_store(out, reference),
+    )

@@ -4,11 +4,7 @@ driver killed, which used to lose every committed cell without a warning."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import sqlite3
-import time
 
 import reliability_harness as rh
 from typer.testing import CliRunner
@@ -25,35 +21,14 @@ def _done(out) -> int:
 
 def test_wal_deleted_mid_run_then_driver_killed_restore_brings_cells_back(reference_run, tmp_path):
     spec, _, reference = reference_run
-    out = tmp_path / "res"
-    env = rh.child_env(KERNBENCH_FAULT_COMMIT_DELAY="0.2", KERNBENCH_BACKUP_EVERY="2")
-    proc = rh.start_run(spec, out, "--jobs", "1", env=env)
-    assert rh.wait_rows(proc, out, 4), proc.communicate()
-    (out / "results.sqlite-wal").unlink()  # what a user must never do
-    time.sleep(1.0)  # a few more commits (and backups) into the unlinked WAL
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    rh.kill_group(proc)
-    assert (out / BACKUP_FILE).is_file()
-    lost = rh.N_CELLS - _done(out)
-    assert lost > 0  # the committed cells lived in the deleted WAL
-
-    res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"])
-    assert res.exit_code == 2, res.output  # refused, not silently recomputed over
-    assert "kernbench restore" in res.output and "-wal" in res.output, res.output
-
-    res = runner.invoke(app, ["restore", str(out)])
-    assert res.exit_code == 0, res.output
-    restored = _done(out)
-    assert restored >= 4, restored  # every cell committed before the last backup is back
-    assert any(p.name.startswith("results.sqlite.damaged-") for p in out.iterdir())
-
-    res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"])
-    assert res.exit_code == 0, res.output
-    assert f"{restored} already finished" in res.output
-    check = rh.check_store(out, reference)
-    assert check.ok, check
+    trial = rh.wal_delete_trial(spec, tmp_path / "res", reference)
+    assert trial.lost > 0  # the committed cells lived in the deleted WAL
+    assert trial.run_exit == 2, trial.run_output  # refused, not silently recomputed over
+    assert "kernbench restore" in trial.run_output and "-wal" in trial.run_output
+    assert trial.restore_exit == 0
+    assert trial.restored >= 4  # every cell committed before the last backup is back
+    assert any(p.name.startswith("results.sqlite.damaged-") for p in (tmp_path / "res").iterdir())
+    assert trial.check.ok, trial.check  # and the rerun completed the rest
 
 
 def test_corrupted_store_is_refused_at_start_and_restored_from_the_backup(reference_run, tmp_path):

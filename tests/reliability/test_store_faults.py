@@ -137,9 +137,10 @@ def test_read_only_results_directory(finished, tmp_path):
     out = _copy(finished, tmp_path)
     (out / ".kernbench.lock").unlink()
     with _read_only(out):
-        res = _cli("table", out, "--no-reference", "--format", "csv")
-        assert res.exit_code == 0, res.output  # a read-only store can be read
-        assert "ada" in res.output
+        for fmt in ("csv", "md"):  # md: table.md cannot be written beside it; a note says so
+            res = _cli("table", out, "--no-reference", "--format", fmt)
+            assert res.exit_code == 0, res.output  # a read-only store can be read
+            assert "ada" in res.output
         _one_line_exit_2(_cli("run", finished[0], "--out", out, "--jobs", "1"), str(out))
 
 
