@@ -412,7 +412,12 @@ def summarise(rows: list[dict]) -> list[list[str]]:
         part = [r for r in rows if r["kind"] == kind]
         if not part:
             continue
-        modes = Counter(r["mode"].split("/")[0] for r in part)
+        if kind == "store-fault":
+            modes = Counter(f"exit {r['exit']}" for r in part)
+        elif kind == "dask-kill":
+            modes = Counter("scheduler" if "scheduler" in r["mode"] else "worker" for r in part)
+        else:
+            modes = Counter(r["mode"].split("/")[0] for r in part)
         peaks = [r["peak_mb"] for r in part if r["peak_mb"] != ""]
         exits = Counter(r["exit"] for r in part if r["exit"] != "")
         table.append(
