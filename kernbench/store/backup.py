@@ -94,6 +94,12 @@ def check_store(store: Store) -> None:
             con.close()
     except sqlite3.Error:
         return  # an unreadable backup does not stop a run; the run writes a new one
+    if store.created and in_backup:  # the store vanished, its backup did not
+        raise StoreError(
+            f"{store.directory} has no results store but a backup {path.name} with "
+            f"{len(in_backup)} finished cell(s); restore them with {restore}, or move "
+            f"{path.name} away to start afresh"
+        )
     lost = in_backup - store.finished_ids()
     if lost:
         raise StoreError(

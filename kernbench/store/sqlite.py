@@ -137,7 +137,9 @@ class Store:
                 f"the last backup with `kernbench restore {self.directory}`, or move the file "
                 "away to start afresh"
             )
-        if create and not exists:
+        #: whether this call made the store (a fresh, empty one)
+        self.created = create and not exists
+        if self.created:
             _create_store(self.path)
         # a store in a directory we cannot write is opened immutable: sqlite needs to create
         # the -shm/-wal files even to read a WAL database

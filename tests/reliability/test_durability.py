@@ -4,6 +4,7 @@ driver killed, which used to lose every committed cell without a warning."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 
 import reliability_harness as rh
@@ -59,3 +60,16 @@ def test_restore_without_a_backup_is_a_clear_error(tmp_path):
     (tmp_path / "res").mkdir()
     res = runner.invoke(app, ["restore", str(tmp_path / "res")])
     assert res.exit_code == 2 and "no backup" in res.output, res.output
+
+
+def test_a_deleted_store_with_a_backup_is_not_silently_started_afresh(reference_run, tmp_path):
+    spec, reference_dir, reference = reference_run
+    out = tmp_path / "res"
+    shutil.copytree(reference_dir, out)
+    for name in ("results.sqlite", "results.sqlite-wal", "results.sqlite-shm"):
+        (out / name).unlink(missing_ok=True)  # the store is gone, its backup is not
+    res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 2 and "kernbench restore" in res.output, res.output
+    assert runner.invoke(app, ["restore", str(out)]).exit_code == 0
+    check = rh.check_store(out, reference)
+    assert check.ok and check.statuses == {"done": rh.N_CELLS}, check
