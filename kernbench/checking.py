@@ -20,9 +20,10 @@ from kernbench.errors import SpecError
 
 __all__ = ["_NAME_RE", "_Checker", "_show", "_suggest", "load_yaml"]
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}$")
+_NAME_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}\Z")  # whole string: no "x\n"
 _MAX_SPEC_CHARS = 256 * 1024  # a real spec is a few kB; PyYAML needs seconds per 100 kB
 _MAX_FLOW_DEPTH = 64
+_MAX_NODES = 100_000  # values in a document, aliases and merge keys expanded
 
 
 def _show(value: Any) -> str:
@@ -70,7 +71,7 @@ class _Checker:
     def string(self, value: Any, path: str, *, pattern: re.Pattern[str] | None = None) -> str:
         if not isinstance(value, str) or not value.strip():
             raise self.fail(path, f"expected a non-empty string, got {_show(value)}")
-        if pattern is not None and not pattern.match(value):
+        if pattern is not None and not pattern.fullmatch(value):
             raise self.fail(
                 path,
                 f"{_show(value)} is not a valid name (letters, digits, '_', '-', '.'; "
@@ -127,7 +128,16 @@ def load_yaml(path: str | os.PathLike[str]) -> Any:
             file, "", f"invalid YAML: nesting too deep (over {_MAX_FLOW_DEPTH} [ or {{)"
         )
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_BudgetLoader)  # noqa: S506 (a SafeLoader subclass)
+    except _OverBudget as exc:
+        mark = exc.mark
+        where = f" (at line {mark.line + 1})" if mark is not None else ""
+        raise SpecError(
+            file,
+            "",
+            f"the spec expands to more than {_MAX_NODES} values while loading{where} "
+            "(YAML anchors, aliases or merge keys '<<' repeated?); refusing it",
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
@@ -135,6 +145,74 @@ def load_yaml(path: str | os.PathLike[str]) -> Any:
         raise SpecError(file, "", f"invalid YAML: {where}{problem}") from None
     except RecursionError:
         raise SpecError(file, "", "invalid YAML: nesting too deep") from None
+
+
+class _OverBudget(Exception):
+    def __init__(self, mark: Any) -> None:
+        self.mark = mark
+
+
+_SAFE_BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present
+
+
+class _BudgetLoader(_SAFE_BASE):
+    """A safe YAML loader (libyaml's parser when installed, PyYAML's safe constructor) that
+    charges every constructed value and every pair a merge key (``<<``) copies to a budget of
+    ``_MAX_NODES``, and stops as soon as it is spent.
+
+    Aliases share one node, so a "billion laughs" document composes small, but merge keys copy
+    the merged mappings' pairs while loading (a chain of merges grows quadratically, a sequence
+    of merges exponentially): counting after ``safe_load`` comes too late. Here the cost of
+    loading is bounded by the budget whatever the document.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._spent = 0
+
+    def _spend(self, n: int, node: yaml.Node) -> None:
+        self._spent += n
+        if self._spent > _MAX_NODES:
+            raise _OverBudget(node.start_mark)
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        self._spend(1, node)  # also for an alias already built: each use is a value
+        return super().construct_object(node, deep)
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        """PyYAML's merge-key expansion, each merged pair charged before it is copied."""
+        merge: list[Any] = []
+        index = 0
+        while index < len(node.value):
+            key_node, value_node = node.value[index]
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                del node.value[index]
+                if isinstance(value_node, yaml.MappingNode):
+                    sources = [value_node]
+                elif isinstance(value_node, yaml.SequenceNode):
+                    sources = list(reversed(value_node.value))
+                else:
+                    sources = [value_node]
+                for sub in sources:
+                    if not isinstance(sub, yaml.MappingNode):
+                        raise yaml.constructor.ConstructorError(
+                            "while constructing a mapping",
+                            node.start_mark,
+                            f"expected a mapping (or a list of mappings) for merging, "
+                            f"but found {sub.id}",
+                            sub.start_mark,
+                        )
+                    self.flatten_mapping(sub)
+                    self._spend(len(sub.value), node)
+                    merge.extend(sub.value)
+            elif key_node.tag == "tag:yaml.org,2002:value":
+                key_node.tag = "tag:yaml.org,2002:str"
+                index += 1
+            else:
+                index += 1
+        if merge:
+            self._spend(len(node.value), node)
+            node.value = merge + node.value
 
 
 def _flow_depth(text: str) -> int:

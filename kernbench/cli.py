@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,7 +18,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from kernbench.datasets.cli import data_app
-from kernbench.errors import KernbenchError, UsageError
+from kernbench.errors import KernbenchError, UsageError, printable
+from kernbench.runner.plan import DEFAULT_MAX_CELLS
 
 app = typer.Typer(
     name="kernbench",
@@ -42,10 +44,21 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except typer.Exit:
             raise
-        except KernbenchError as exc:
+        except (KernbenchError, OSError, sqlite3.Error) as exc:
+            # store and file-system faults are the user's to fix, like spec errors: exit 2
             if _STATE["debug"]:
                 raise
-            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True)
+            if isinstance(exc, OSError):
+                from kernbench.store.boundary import describe_os_error
+
+                message = describe_os_error(exc)
+            elif isinstance(exc, sqlite3.Error):
+                message = f"results store: {exc}"
+            else:
+                message = str(exc)
+            err.print(
+                f"[bold red]error:[/] {escape(printable(message))}", highlight=False, markup=True
+            )
             raise typer.Exit(EXIT_USAGE) from None
         except KeyboardInterrupt:
             err.print("interrupted; finished cells are saved (rerun to resume)")
@@ -53,8 +66,9 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
         except Exception as exc:
             if _STATE["debug"]:
                 raise
+            detail = escape(printable(str(exc)))
             err.print(
-                f"[bold red]internal error:[/] {type(exc).__name__}: {exc}\n"
+                f"[bold red]internal error:[/] {type(exc).__name__}: {detail}\n"
                 "rerun with --debug for the traceback",
                 highlight=False,
             )
@@ -76,6 +90,11 @@ def _main(
 ) -> None:
     """kernbench: run experiment specs, tabulate and plot results."""
     _STATE["debug"] = debug
+
+
+_MAX_CELLS_OPTION = typer.Option(
+    "--max-cells", min=1, help="Refuse a spec that plans more cells than this."
+)
 
 
 # -- run -----------------------------------------------------------------------------------------
@@ -122,6 +141,7 @@ def run(
             help="Copy finished cells of identical identity from this results directory.",
         ),
     ] = None,
+    max_cells: Annotated[int, _MAX_CELLS_OPTION] = DEFAULT_MAX_CELLS,
 ) -> None:
     """Run an experiment: every (dataset, realisation, method) cell not already finished.
 
@@ -130,7 +150,7 @@ def run(
     Cluster: kernbench run SPEC --backend dask --scheduler tcp://127.0.0.1:8786
     """
     from kernbench.runner.execute import cell_statuses, default_out_dir, run_experiment
-    from kernbench.runner.plan import parse_only, plan_cells
+    from kernbench.runner.plan import check_cell_count, parse_only, plan_cells
     from kernbench.spec import load_spec
     from kernbench.specs import resolve_spec
 
@@ -141,7 +161,8 @@ def run(
     s = load_spec(resolve_spec(spec))
     target = out_dir if out_dir is not None else default_out_dir(s)
     if dry_run:
-        cells = plan_cells(s, realisations=realisations, only=only_map)
+        check_cell_count(s, max_cells)  # the whole spec, counted before any cell is built
+        cells = plan_cells(s, realisations=realisations, only=only_map, max_cells=None)
         statuses = cell_statuses(s, target, cells)
         _print_plan(s, cells, statuses, target, fresh)
         return
@@ -151,13 +172,18 @@ def run(
         if not (source / STORE_FILE).is_file():
             raise UsageError("--reuse", f"no results store in {source}")
     options = dict(
-        backend=backend, scheduler=scheduler, timeout_s=timeout, wait=wait, reuse=reuse or []
+        backend=backend,
+        scheduler=scheduler,
+        timeout_s=timeout,
+        wait=wait,
+        reuse=reuse or [],
+        max_cells=max_cells,
     )
     summary = _run_with_progress(
         run_experiment, s, target, jobs, fresh, realisations, only_map, **options
     )
     for note in summary.notes:
-        err.print(f"note: {note}", highlight=False, markup=False)
+        err.print(f"note: {printable(note)}", highlight=False, markup=False)
     counts = ", ".join(f"{n} {k}" for k, n in sorted(summary.counts.items())) or "nothing to do"
     reused = f", {summary.reused} reused from --reuse" if summary.reused else ""
     err.print(
@@ -168,7 +194,8 @@ def run(
     if summary.failed:
         err.print(f"[bold red]{len(summary.failed)} cell(s) did not finish:[/]")
         for dataset, r, method, message in summary.failed[:20]:
-            err.print(f"  {dataset} / r={r} / {method}: {message}", highlight=False, markup=False)
+            line = printable(f"  {dataset} / r={r} / {method}: {message}")
+            err.print(line, highlight=False, markup=False)
         if len(summary.failed) > 20:
             more = len(summary.failed) - 20
             err.print(f"  ... and {more} more (see {summary.out_dir}/cells.csv)")
@@ -299,6 +326,7 @@ def validate(
             "--data/--no-data", help="Check that every dataset is in the cache or the mirror."
         ),
     ] = True,
+    max_cells: Annotated[int, _MAX_CELLS_OPTION] = DEFAULT_MAX_CELLS,
 ) -> None:
     """Check specs without running anything: keys, values, cells, and (offline) the data.
 
@@ -315,7 +343,7 @@ def validate(
     for spec in specs:
         try:
             s = load_spec(resolve_spec(spec))
-            cells = plan_cells(s)
+            cells = plan_cells(s, max_cells=max_cells)
             if data:
                 _check_data_offline(spec, cells)
         except KernbenchError as exc:
@@ -415,7 +443,13 @@ def table(
         tab = build_table(directory, reference=reference, value=value, selection=selection)
         text = render_table(tab, fmt=fmt or tab.format)
         if (fmt or tab.format) == "md" and value is None:
-            write_table_md(directory, text)
+            try:
+                write_table_md(directory, text)
+            except OSError as exc:  # a read-only store is still tabulated, to stdout
+                from kernbench.store.boundary import describe_os_error
+
+                note = printable(f"note: table.md not written ({describe_os_error(exc)})")
+                err.print(note, highlight=False, markup=False)
         texts.append(text)
     joined = "\n\n".join(texts)
     typer.echo(joined)
@@ -528,6 +562,32 @@ def methods(
         typer.echo("\n`kernbench methods NAME` shows allowed values and meanings.")
         return
     _describe_method(name)
+
+
+# -- restore -------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def restore(
+    path: Annotated[Path, typer.Argument(help="The results directory whose store to restore.")],
+) -> None:
+    """Rebuild a damaged results store from its backup (results.backup.sqlite).
+
+    Rows the damaged store still holds are kept too; its files are renamed, never deleted.
+
+    Example: kernbench restore results/quickstart
+    """
+    from kernbench.store.backup import restore_store
+
+    report = restore_store(path)
+    aside = ", ".join(str(p) for p in report.damaged_kept_as) or "none"
+    err.print(
+        printable(
+            f"restored {path}: {report.from_backup} cell(s) from the backup, "
+            f"{report.kept_from_store} more from the damaged store; old files kept as: {aside}"
+        ),
+        highlight=False,
+        markup=False,
+    )
 
 
 def _describe_method(name: str) -> None:

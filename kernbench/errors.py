@@ -4,7 +4,13 @@ from __future__ import annotations
 
 
 class KernbenchError(Exception):
-    """Base class: a problem the user can fix; the CLI prints the message without a traceback."""
+    """Base class: a problem the user can fix; the CLI prints the message without a traceback.
+
+    Control and bidirectional-format characters in the message are escaped (:func:`printable`).
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(printable(a) if isinstance(a, str) else a for a in args))
 
 
 class UsageError(KernbenchError):
@@ -60,3 +66,21 @@ class CatalogueError(DataError):
 
 class StoreError(KernbenchError):
     """The results store cannot be opened or is held by another run."""
+
+
+def printable(text: str) -> str:
+    """``text`` with control and bidirectional-format characters escaped (``\\u202e``).
+
+    Every message the CLI prints goes through this, so a hostile name cannot reorder or hide
+    what the terminal shows. Newlines and tabs between lines of a message are kept.
+    """
+    import unicodedata
+
+    out = []
+    for ch in text:
+        if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+    return "".join(out)

@@ -1,6 +1,6 @@
 """YAML experiment spec -> validated, typed :class:`~kernbench.spec_types.Spec`.
 
-Only ``yaml.safe_load`` is used. Every problem raises :class:`~kernbench.errors.SpecError`
+Only a safe YAML loader is used. Every problem raises :class:`~kernbench.errors.SpecError`
 naming the file, the key path (``methods.CGENS.grid.C[2]``), the bad value and what was expected,
 with "did you mean" suggestions for unknown keys, methods and datasets. Validation is complete
 before any work: method parameters are checked against each estimator's own
@@ -16,13 +16,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kernbench.checking import _NAME_RE, _Checker, _show, _suggest, load_yaml
+from kernbench.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, load_yaml
 from kernbench.errors import DataError
 from kernbench.records import VALUES
 from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec, TableSpec, TakeSpec
 
 _MAX_GRID = 10_000
-_MAX_NODES = 100_000  # values in a spec, aliases expanded
 
 TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table", "catalog"}
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
@@ -522,6 +521,7 @@ def _parse_table(
             raise ck.fail("table.reference.file", "missing required key 'file'")
         file = ck.string(r["file"], "table.reference.file")
         ref_path = (Path(ck.file).parent / file).resolve()
+        _check_reference_place(ck, file, ref_path)
         if not ref_path.is_file():
             raise ck.fail("table.reference.file", f"no such file: {ref_path}")
         kw["reference"] = str(ref_path)
@@ -546,6 +546,17 @@ def _parse_table(
             ck.string(other, dpath)
         kw["reference_datasets"] = dict(ref_ds)
     return TableSpec(**kw)
+
+
+def _check_reference_place(ck: _Checker, file: str, ref_path: Path) -> None:
+    """A reference file lives in the spec's directory tree or in kernbench's package data."""
+    roots = (Path(ck.file).parent.resolve(), Path(__file__).resolve().parent)
+    if not any(ref_path.is_relative_to(root) for root in roots):
+        raise ck.fail(
+            "table.reference.file",
+            f"{_show(file)} resolves to {ref_path}, outside the spec's directory {roots[0]}; "
+            "put the reference CSV beside the spec (e.g. reference/table.csv)",
+        )
 
 
 def spec_to_dict(spec: Spec) -> dict[str, Any]:

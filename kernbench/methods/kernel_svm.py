@@ -30,6 +30,14 @@ from kernbench.methods.base import KernbenchClassifier, PrecomputedKernelMixin
 from kernbench.methods.registry import register
 
 
+def _too_large(what: str, *arrays: np.ndarray) -> str:
+    big = max((float(np.max(np.abs(a))) for a in arrays if a.size), default=0.0)
+    return (
+        f"feature values too large: {what} overflow float64 (largest magnitude {big:.3g}); "
+        "rescale the features, e.g. protocol.preprocess: minmax"
+    )
+
+
 class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
     """C-SVM with bias on a precomputed kernel K = f(B), B a pairwise-distance matrix.
 
@@ -48,8 +56,19 @@ class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
 
     # ------------------------------------------------------------------ kernel
     def base_matrix(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        """Pairwise distances between the rows of ``X`` (n, D) and ``Y`` (p, D): shape (n, p)."""
-        return cdist(np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64), self._metric)
+        """Pairwise distances between the rows of ``X`` (n, D) and ``Y`` (p, D): shape (n, p).
+
+        Raises
+        ------
+        ValueError
+            When a distance overflows float64 (features near the largest double).
+        """
+        X, Y = np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            B = cdist(X, Y, self._metric)
+        if not np.isfinite(B).all():
+            raise ValueError(_too_large(f"the pairwise {self._metric} distances", X, Y))
+        return B
 
     # ------------------------------------------------------------------ Gram path
     def fit_gram(self, K: Any, y: Any) -> _DistanceKernelSVM:
@@ -91,7 +110,11 @@ class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
         K = check_array(K, dtype=np.float64, order="C")
         if K.shape[1] != self.n_train_:
             raise ValueError(f"Gram matrix has {K.shape[1]} columns; the fit had {self.n_train_}")
-        return self.svc_.decision_function(K)
+        with np.errstate(over="ignore", invalid="ignore"):
+            dec = self.svc_.decision_function(K)
+        if not np.isfinite(dec).all():  # Σ y_i λ_i K(x_i, x) can overflow for huge kernels
+            raise ValueError(_too_large("the decision values Σ y_i λ_i K(x_i, x) + b", K))
+        return dec
 
     # ------------------------------------------------------------------ feature path
     @_fit_context(prefer_skip_nested_validation=True)

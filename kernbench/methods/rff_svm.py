@@ -33,8 +33,23 @@ def sample_fourier_map(
 
 
 def fourier_features(X: np.ndarray, omega: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """z(x) = √(2/D_f)·cos(Ωᵀx + β) for every row of X, shape (n, D_f)."""
-    Z = X @ omega
+    """z(x) = √(2/D_f)·cos(Ωᵀx + β) for every row of X, shape (n, D_f).
+
+    Raises
+    ------
+    ValueError
+        When the projections Ωᵀx overflow float64 (features near the largest double), which
+        would make cos return NaN.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        Z = X @ omega
+    if not np.isfinite(Z).all():
+        big = float(np.max(np.abs(X))) if X.size else 0.0
+        raise ValueError(
+            f"feature values too large for random Fourier features: the projections Ωᵀx "
+            f"overflow float64 (largest |feature| {big:.3g}); rescale the features, e.g. "
+            "protocol.preprocess: minmax"
+        )
     Z += beta
     np.cos(Z, out=Z)
     Z *= np.sqrt(2.0 / omega.shape[1])

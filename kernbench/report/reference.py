@@ -69,7 +69,14 @@ def load_reference(path: str | os.PathLike[str]) -> pd.DataFrame:
             f"reference CSV not found: {p} (table.reference.file in the spec); "
             "fix the path or use --no-reference"
         )
-    frame = pd.read_csv(p, dtype=str, keep_default_na=False)
+    try:
+        frame = pd.read_csv(p, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:  # binary, not CSV, unreadable (ParserError: ValueError)
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ReferenceMatchError(
+            f"reference file {p} is not a readable CSV ({first}); "
+            "fix table.reference.file in the spec or use --no-reference"
+        ) from None
     missing = [c for c in ("dataset", "method", "mean") if c not in frame.columns]
     if missing:
         raise ReferenceMatchError(f"reference CSV {p} lacks column(s) {missing}")

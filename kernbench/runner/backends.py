@@ -114,8 +114,15 @@ class CellExecutor:
         if self.backend == "dask":
             from joblib import parallel_config
 
-            self._stack.enter_context(dask_client(self.scheduler, self.jobs))
-            self._stack.enter_context(parallel_config(backend="dask", wait_for_workers_timeout=60))
+            try:
+                client = self._stack.enter_context(dask_client(self.scheduler, self.jobs))
+                check_worker_versions(client, self.scheduler or "the local Dask cluster")
+                self._stack.enter_context(
+                    parallel_config(backend="dask", wait_for_workers_timeout=60)
+                )
+            except BaseException:
+                self._stack.close()  # `with` never entered: disconnect now, not at collection
+                raise
         self._entered = True
         return self
 
@@ -157,9 +164,50 @@ class CellExecutor:
     def _run_dask(self, cells: Sequence[Cell]) -> Iterator[CellRecord]:
         if not self._entered:  # used without `with`: connect for this run only
             with self:
-                yield from self._run_joblib(cells, n_jobs=-1)
+                yield from self._run_dask_guarded(cells)
         else:
+            yield from self._run_dask_guarded(cells)
+
+    def _run_dask_guarded(self, cells: Sequence[Cell]) -> Iterator[CellRecord]:
+        """Cells never raise (a failing cell is a ``failed`` record), so whatever the Dask
+        backend raises is the cluster's: a lost scheduler becomes one :class:`BackendError`."""
+        where = self.scheduler or "the local Dask cluster"
+        try:
             yield from self._run_joblib(cells, n_jobs=-1)
+        except (KernbenchError, KeyboardInterrupt, GeneratorExit):
+            raise
+        except Exception as exc:
+            first = (str(exc).splitlines() or [""])[0][:200]
+            raise BackendError(
+                f"lost the Dask scheduler at {where} ({type(exc).__name__}: {first}); "
+                "finished cells are saved: restart the scheduler and rerun the same command"
+            ) from exc
+
+
+def check_worker_versions(client: Any, where: str) -> None:
+    """Refuse a cluster whose workers run another kernbench version (before any submission).
+
+    A worker with other code computes other numbers under this version's cell identities, or
+    fails on every cell; both are refused here, naming the worker and both versions.
+    """
+    import importlib.metadata
+
+    import kernbench
+
+    # a stdlib function travels by reference, so even a worker with no or old kernbench answers
+    answers = client.run(importlib.metadata.version, "kernbench", on_error="return")
+    wrong = {
+        addr: (f"{type(v).__name__}: {v}" if isinstance(v, BaseException) else str(v))
+        for addr, v in sorted(answers.items())
+        if v != kernbench.__version__
+    }
+    if wrong:
+        addr, theirs = next(iter(wrong.items()))
+        more = f" (and {len(wrong) - 1} more worker(s))" if len(wrong) > 1 else ""
+        raise BackendError(
+            f"Dask worker {addr}{more} at {where} runs kernbench {theirs}, this driver "
+            f"{kernbench.__version__}; install the same kernbench on every worker, then rerun"
+        )
 
 
 @contextlib.contextmanager
@@ -192,12 +240,31 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
             cluster.close()
         return
     check_scheduler_address(scheduler)
+    # distributed logs a traceback per failed reconnection; the run ends with one line instead
+    with _quiet_logger("distributed"):
+        try:
+            client = Client(scheduler, timeout="20s")
+        except (OSError, TimeoutError) as exc:
+            raise BackendError(
+                f"cannot connect to the Dask scheduler at {scheduler}: {exc}"
+            ) from None
+        with client:
+            yield client
+
+
+@contextlib.contextmanager
+def _quiet_logger(name: str) -> Iterator[None]:
+    """Silence logger ``name`` and its children (distributed sets levels on each of them)."""
+    names = [name] + [n for n in logging.root.manager.loggerDict if n.startswith(name + ".")]
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
     try:
-        client = Client(scheduler, timeout="20s")
-    except (OSError, TimeoutError) as exc:
-        raise BackendError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}") from None
-    with client:
-        yield client
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
 
 
 def check_scheduler_address(address: str) -> str:

@@ -22,6 +22,7 @@ from kernbench.records import CellRecord
 from kernbench.runner.plan import Cell
 from kernbench.runner.preprocess import fit_scaler
 from kernbench.runner.probes import decision_grid
+from kernbench.store.faults import inside_cell
 
 
 def cell_record(cell: Cell, status: str, **fields: Any) -> CellRecord:
@@ -98,6 +99,7 @@ def run_cell(cell: Cell) -> CellRecord:
     from kernbench.runner.select import select_fit_score
 
     started = time.time()
+    inside_cell()
     try:
         if cell.dataset.entry is not None:  # a user's dataset: make it known in this worker
             register_entry(cell.dataset.entry, origin="cell")

@@ -18,13 +18,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import kernbench
+from kernbench.errors import KernbenchError, StoreError, UsageError
 from kernbench.records import FINAL_STATUSES, CellRecord
-from kernbench.runner.backends import CellExecutor
+from kernbench.runner.backends import BackendError, CellExecutor
 from kernbench.runner.cell import cell_record, git_revision
-from kernbench.runner.plan import Cell, plan_cells
+from kernbench.runner.plan import DEFAULT_MAX_CELLS, Cell, plan_cells
 from kernbench.spec import spec_to_dict
 from kernbench.spec_types import MethodSpec, Spec
-from kernbench.store import STORE_FILE, Store
+from kernbench.store import CSV_FILE, STORE_FILE, Store
+from kernbench.store.backup import backup_every, backup_store, check_store
 from kernbench.store.lock import RunLock, describe_holder
 
 
@@ -50,8 +52,20 @@ def default_out_dir(spec: Spec) -> Path:
     return Path("results") / spec.name
 
 
+def check_out_dir(out: Path) -> None:
+    """Refuse, before any work, a results directory that cannot take a run's files."""
+    if out.exists() and not out.is_dir():
+        raise UsageError("--out", f"{out} is a file, not a results directory; choose another path")
+    for name in (STORE_FILE, CSV_FILE):
+        if (out / name).is_dir():
+            raise StoreError(
+                f"{out / name} is a directory where kernbench writes a file; move it away"
+            )
+
+
 def cell_statuses(spec: Spec, out_dir: Path, cells: Sequence[Cell]) -> dict[str, str]:
     """Status of each planned cell in the store (``pending`` when never recorded)."""
+    check_out_dir(out_dir)
     if not (out_dir / STORE_FILE).exists():
         return {c.cell_id: "pending" for c in cells}
     with Store(out_dir) as store:
@@ -74,6 +88,7 @@ def run_experiment(
     timeout_s: float | None = None,
     wait: bool = False,
     reuse: Sequence[str | os.PathLike[str]] = (),
+    max_cells: int | None = DEFAULT_MAX_CELLS,
 ) -> RunSummary:
     """Run every planned cell that is not finished; record each as it completes.
 
@@ -105,6 +120,9 @@ def run_experiment(
         copied instead of computed (``result["reused_from"]`` names the source). The identity
         covers data, realisation, method label, parameters, grid, protocol and version, so only
         the very same computation is taken (e.g. the SVM columns shared by Lin & Li's two tables).
+    max_cells : int, optional
+        Refuse a spec that plans more cells (``--max-cells``; see
+        :func:`kernbench.runner.plan.plan_cells`).
 
     SIGINT/SIGTERM stop the run: the cells in flight are recorded as ``interrupted`` (a rerun
     retries them) and ``KeyboardInterrupt`` propagates.
@@ -112,8 +130,12 @@ def run_experiment(
     from kernbench.datasets import ensure_available
 
     out = Path(out_dir) if out_dir is not None else default_out_dir(spec)
+    check_out_dir(out)
     t0 = time.perf_counter()
-    cells = plan_cells(spec, realisations=realisations, only=only)
+    whole = plan_cells(spec, max_cells=max_cells)  # the store's plan, whatever this run runs
+    plan_ids = [c.cell_id for c in whole]
+    filtered = realisations is not None or any((only or {}).values())
+    cells = plan_cells(spec, realisations=realisations, only=only) if filtered else whole
     for predefined in (False, True):
         names = {
             c.dataset.name for c in cells if (c.protocol.realisations == "predefined") is predefined
@@ -124,13 +146,11 @@ def run_experiment(
     limit = timeout_s if timeout_s is not None else spec.protocol.timeout_s
     executor = CellExecutor(backend, jobs=jobs, scheduler=scheduler, timeout_s=limit)
     provenance = {"git": git_revision(), "driver_host": socket.gethostname()}
-    filtered = realisations is not None or any((only or {}).values())
-    full = plan_cells(spec) if filtered else cells
-    plan_ids = [c.cell_id for c in full]
     with executor, RunLock(out, wait=wait) as lock, Store(out, create=True) as store:
         if lock.took_over is not None:
             gone = describe_holder(lock.took_over.holder)
             summary.notes.append(f"took over the lock of a run that is gone ({gone})")
+        check_store(store)  # quick_check, and no finished cell of the backup missing
         known = store.statuses()
         others = len(known.keys() - set(plan_ids))
         if others:
@@ -145,7 +165,7 @@ def run_experiment(
             store.set_meta("created_at", time.time())
         todo = [c for c in cells if fresh or known.get(c.cell_id) not in FINAL_STATUSES]
         summary.skipped_done = len(cells) - len(todo)
-        todo = _with_sources(todo, full, known)
+        todo = _with_sources(todo, whole, known)
         if reuse and todo and not fresh:
             taken = _reuse_finished(store, todo, reuse, out)
             summary.reused = len(taken)
@@ -153,9 +173,16 @@ def run_experiment(
         if on_start is not None:
             on_start(len(todo))
 
+        every, since_backup = backup_every(), 0
+
         def record(rec: CellRecord) -> None:
+            nonlocal since_backup
             rec.result.setdefault("provenance", provenance)
             replaced = store.record(rec)
+            since_backup += rec.status in FINAL_STATUSES
+            if since_backup >= every:
+                backup_store(store)
+                since_backup = 0
             summary.counts[rec.status] = summary.counts.get(rec.status, 0) + 1
             if rec.status not in FINAL_STATUSES:
                 kept = "" if replaced else " (its earlier finished result is kept)"
@@ -178,10 +205,18 @@ def run_experiment(
                             ready.append(taken)
                     for rec in executor.run(ready):
                         record(rec)
-        except KeyboardInterrupt:
-            _record_interrupted(store, executor.in_flight.values(), provenance)
+        except (KeyboardInterrupt, BackendError) as exc:  # a lost Dask scheduler too
+            why = "the Dask scheduler was lost" if isinstance(exc, BackendError) else None
+            _record_interrupted(store, executor.in_flight.values(), provenance, why)
+            with contextlib.suppress(KernbenchError):  # the interrupt is what to report
+                backup_store(store)
             store.export_csv()
             raise
+        except BaseException:  # e.g. a full disk: back up what is committed if still possible
+            with contextlib.suppress(Exception):
+                backup_store(store)
+            raise
+        backup_store(store)
         store.export_csv()
     summary.seconds = time.perf_counter() - t0
     return summary
@@ -267,14 +302,17 @@ def _reuse_finished(
     return taken
 
 
-def _record_interrupted(store: Store, cells: Iterable[Cell], provenance: dict) -> None:
+def _record_interrupted(
+    store: Store, cells: Iterable[Cell], provenance: dict, why: str | None = None
+) -> None:
     """Mark the cells in flight when the run was stopped (a rerun retries them)."""
     for cell in list(cells):
         store.record(
             cell_record(
                 cell,
                 "interrupted",
-                error="the run was interrupted (SIGINT/SIGTERM) while this cell was in flight",
+                error=f"the run was interrupted ({why or 'SIGINT/SIGTERM'}) while this cell "
+                "was in flight",
                 result={"provenance": provenance},
             )
         )

@@ -7,13 +7,27 @@ from dataclasses import dataclass
 from typing import Any
 
 import kernbench
-from kernbench.errors import UsageError
+from kernbench.errors import KernbenchError, UsageError
 from kernbench.identity import digest
 from kernbench.seeds import derive_seed
 from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec
 
 #: the cell filters ``--only KEY=VALUE`` accepts
 ONLY_KEYS = ("dataset", "method", "realisation")
+#: the most cells a plan may have unless ``--max-cells`` raises it
+DEFAULT_MAX_CELLS = 100_000
+
+
+class TooManyCells(KernbenchError):
+    """A spec that plans more cells than the limit (checked before any cell is built)."""
+
+    def __init__(self, name: str, n: int, limit: int) -> None:
+        self.n = n
+        self.limit = limit
+        super().__init__(
+            f"{name}: the spec plans {n:,} cells, more than the limit of {limit:,}; check "
+            f"n_realisations, datasets and methods, or raise the limit with --max-cells {n}"
+        )
 
 
 @dataclass(frozen=True)
@@ -91,12 +105,53 @@ def _result_revision(estimator: str) -> int:
         return 0
 
 
+def count_cells(
+    spec: Spec,
+    *,
+    realisations: int | None = None,
+    only: Mapping[str, Sequence[str]] | None = None,
+) -> int:
+    """How many cells :func:`plan_cells` would build, computed without building any."""
+    only = {k: [str(v) for v in vs] for k, vs in (only or {}).items() if vs}
+    n_methods = sum(1 for m in spec.methods if "method" not in only or m.label in only["method"])
+    total = 0
+    for ds in spec.datasets:
+        if "dataset" in only and ds.label not in only["dataset"]:
+            continue
+        n_real = (ds.protocol or spec.protocol).n_realisations
+        if realisations is not None:
+            n_real = min(n_real, realisations)
+        if "realisation" in only:  # the values that are some str(r), r < n_real
+            n_real = sum(
+                1
+                for v in set(only["realisation"])
+                if v.isdigit() and str(int(v)) == v and int(v) < n_real
+            )
+        total += n_real * n_methods
+    return total
+
+
+def check_cell_count(
+    spec: Spec,
+    max_cells: int | None,
+    *,
+    realisations: int | None = None,
+    only: Mapping[str, Sequence[str]] | None = None,
+) -> int:
+    """The number of cells of the plan; :class:`TooManyCells` when it exceeds ``max_cells``."""
+    n = count_cells(spec, realisations=realisations, only=only)
+    if max_cells is not None and n > max_cells:
+        raise TooManyCells(spec.name, n, max_cells)
+    return n
+
+
 def plan_cells(
     spec: Spec,
     *,
     realisations: int | None = None,
     only: Mapping[str, Sequence[str]] | None = None,
     fingerprint: Callable[[str, dict], str] | None = None,
+    max_cells: int | None = DEFAULT_MAX_CELLS,
 ) -> list[Cell]:
     """Expand a spec into cells, dataset-major (all methods of one realisation together).
 
@@ -111,12 +166,16 @@ def plan_cells(
         estimator name; realisation is 0-based.
     fingerprint : callable, optional
         ``(name, options) -> str``; defaults to :func:`kernbench.datasets.dataset_fingerprint`.
+    max_cells : int, optional
+        Refuse (:class:`TooManyCells`) a plan of more cells, counted before any is built; None
+        lifts the limit.
 
     Raises
     ------
     UsageError
         A filter value that selects nothing (with "did you mean" over labels and names).
     """
+    check_cell_count(spec, max_cells, realisations=realisations, only=only)
     if fingerprint is None:
         from kernbench.datasets import dataset_fingerprint as fingerprint
     only = {k: [str(v) for v in vs] for k, vs in (only or {}).items() if vs}

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kernbench.errors import StoreError
+from kernbench.store.boundary import os_error
 
 LOCK_FILE = ".kernbench.lock"
 
@@ -144,8 +145,11 @@ class RunLock:
         self._fd: int | None = None
 
     def acquire(self) -> RunLock:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:  # read-only directory, a directory named .kernbench.lock, ...
+            raise os_error(exc) from None
         deadline = None if self.timeout_s is None else time.monotonic() + self.timeout_s
         try:
             while True:
@@ -165,7 +169,11 @@ class RunLock:
         previous = read_holder(self.directory)
         if previous and not self._is_me(previous):
             self.took_over = TakeOver(previous)
-        self._write_holder(fd)
+        try:
+            self._write_holder(fd)
+        except OSError as exc:  # a full disk
+            os.close(fd)
+            raise os_error(exc) from None
         self._fd = fd
         _HELD.add(fd)
         return self

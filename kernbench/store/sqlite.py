@@ -27,6 +27,9 @@ interrupted or failed recomputation leaves the earlier result in place.
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import functools
 import json
 import math
 import os
@@ -45,7 +48,8 @@ from kernbench.records import (
     CellRecord,
     frame_record,
 )
-from kernbench.store.faults import inside_commit
+from kernbench.store.boundary import os_error, store_error
+from kernbench.store.faults import fault_max_pages, inside_commit, write_fault
 
 STORE_FILE = "results.sqlite"
 CSV_FILE = "cells.csv"
@@ -79,6 +83,19 @@ CREATE TABLE IF NOT EXISTS history ({_ROW_COLUMNS.format(key="NOT NULL")},
 """
 
 
+def _sqlite_errors(method):
+    """Turn any sqlite error of a store method into a one-line StoreError naming the file."""
+
+    @functools.wraps(method)
+    def wrapper(self: Store, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path) from None
+
+    return wrapper
+
+
 class Store:
     """Read/write access to one experiment's ``results.sqlite``.
 
@@ -90,21 +107,53 @@ class Store:
         Create the directory and schema if absent; otherwise a missing store is a ``StoreError``.
     """
 
-    def __init__(self, directory: str | os.PathLike[str], *, create: bool = False) -> None:
+    def __init__(
+        self, directory: str | os.PathLike[str], *, create: bool = False, readonly: bool = False
+    ) -> None:
         self.directory = Path(directory)
         self.path = self.directory / STORE_FILE
-        if not self.path.exists() and not create:
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a directory, not a results store; move it away")
+        exists = self.path.exists()
+        if not exists and not create:
             raise StoreError(f"no results store at {self.path} (run `kernbench run SPEC` first)")
-        if create:
-            self.directory.mkdir(parents=True, exist_ok=True)
+        if exists and self.path.stat().st_size == 0:
+            # never recreate silently: an emptied store is a lost store, the user must know
+            raise StoreError(
+                f"results store {self.path} is empty (0 bytes), its results are lost; restore "
+                f"the last backup with `kernbench restore {self.directory}`, or move the file "
+                "away to start afresh"
+            )
+        #: whether this call made the store (a fresh, empty one)
+        self.created = create and not exists
+        if self.created:
+            _create_store(self.path)
+        # a store in a directory we cannot write is opened immutable: sqlite needs to create
+        # the -shm/-wal files even to read a WAL database
+        self.readonly = readonly or (exists and not os.access(self.directory, os.W_OK))
         try:
-            self._con = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            self._con.execute("PRAGMA journal_mode=WAL")
-            self._con.execute("PRAGMA synchronous=NORMAL")
-            if create:
-                self._con.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open results store {self.path}: {exc}") from exc
+            if self.readonly:
+                uri = f"{self.path.resolve().as_uri()}?mode=ro"
+                if not os.access(self.directory, os.W_OK):
+                    uri += "&immutable=1"
+                self._con = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
+            else:
+                self._con = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+                self._con.execute("PRAGMA journal_mode=WAL")
+                self._con.execute("PRAGMA synchronous=NORMAL")
+                max_pages = fault_max_pages()
+                if max_pages:
+                    self._con.execute(f"PRAGMA max_page_count={int(max_pages)}")
+            if not self._has_table("cells"):
+                self._con.close()
+                raise StoreError(
+                    f"{self.path} is not a kernbench results store (it has no cells table); "
+                    "move it away or choose another --out"
+                )
+            if create and not self.readonly:
+                self._con.executescript(_SCHEMA)  # tables added since the store was made
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path) from None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:
@@ -117,6 +166,7 @@ class Store:
         self.close()
 
     # -- meta --------------------------------------------------------------------------------
+    @_sqlite_errors
     def set_meta(self, key: str, value: Any) -> None:
         with self._transaction():
             self._con.execute(
@@ -125,15 +175,18 @@ class Store:
                 (key, dumps(value)),
             )
 
+    @_sqlite_errors
     def get_meta(self, key: str, default: Any = None) -> Any:
         row = self._con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
 
     # -- cells -------------------------------------------------------------------------------
+    @_sqlite_errors
     def statuses(self) -> dict[str, str]:
         """``cell_id -> status`` for every recorded cell."""
         return dict(self._con.execute("SELECT cell_id, status FROM cells"))
 
+    @_sqlite_errors
     def record(self, rec: CellRecord) -> bool:
         """Store one cell in its own transaction; return whether it became the cell's row.
 
@@ -200,12 +253,14 @@ class Store:
             (*row, time.time(), reason),
         )
 
+    @_sqlite_errors
     def history(self) -> list[dict[str, Any]]:
         """Archived rows (oldest first), decoded like :meth:`rows`, with ``reason``."""
         if not self._has_table("history"):
             return []
         return _decoded(self._con.execute("SELECT * FROM history ORDER BY archived_at, rowid"))
 
+    @_sqlite_errors
     def put_rows(self, rows: Iterable[Mapping[str, Any]]) -> None:
         """Insert or replace whole rows as :meth:`rows` returns them (one transaction; used by
         ``kernbench merge`` and ``run --reuse``, which keep each row's attempts and timestamps)."""
@@ -224,6 +279,7 @@ class Store:
             )
 
     # -- the plan: which cells the store's spec consists of -----------------------------------
+    @_sqlite_errors
     def set_plan(self, spec: Mapping[str, Any], cell_ids: Iterable[str]) -> None:
         """Record ``spec`` and the identities of all its cells, in one transaction.
 
@@ -240,6 +296,7 @@ class Store:
             self._con.execute("DELETE FROM plan")
             self._con.executemany("INSERT INTO plan(cell_id) VALUES (?)", [(c,) for c in ids])
 
+    @_sqlite_errors
     def plan_ids(self) -> set[str] | None:
         """Identities of the cells of the spec last run into the store (None for a store
         written before plans were recorded)."""
@@ -251,10 +308,12 @@ class Store:
         query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
         return self._con.execute(query, (name,)).fetchone() is not None
 
+    @_sqlite_errors
     def delete(self, cell_ids: Iterable[str]) -> None:
         with self._transaction():
             self._con.executemany("DELETE FROM cells WHERE cell_id = ?", [(c,) for c in cell_ids])
 
+    @_sqlite_errors
     def rows(self) -> list[dict[str, Any]]:
         """Every cell as a dict (``params`` and ``result`` decoded)."""
         return _decoded(
@@ -266,6 +325,7 @@ class Store:
         rows = _decoded(self._con.execute("SELECT * FROM cells WHERE cell_id = ?", (cell_id,)))
         return rows[0] if rows else None
 
+    @_sqlite_errors
     def finished_rows(self, cell_ids: Iterable[str]) -> list[dict[str, Any]]:
         """The ``done`` rows among ``cell_ids``, decoded as :meth:`rows` does (``--reuse``)."""
         wanted = list(dict.fromkeys(cell_ids))
@@ -277,16 +337,41 @@ class Store:
             out += _decoded(self._con.execute(query, chunk))
         return out
 
+    @_sqlite_errors
     def integrity_ok(self) -> bool:
         return self._con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+    @_sqlite_errors
+    def quick_check(self) -> str:
+        """``"ok"``, or sqlite's first complaint of ``PRAGMA quick_check``."""
+        return str(self._con.execute("PRAGMA quick_check").fetchone()[0])
+
+    @_sqlite_errors
+    def finished_ids(self) -> set[str]:
+        """Identities of the finished (``done``/``skipped``) cells."""
+        marks = ",".join("?" * len(FINAL_STATUSES))
+        query = f"SELECT cell_id FROM cells WHERE status IN ({marks})"
+        return {r[0] for r in self._con.execute(query, tuple(FINAL_STATUSES))}
+
+    def connection(self) -> sqlite3.Connection:
+        """The open connection (for sqlite's online backup; see :mod:`kernbench.store.backup`)."""
+        return self._con
 
     def export_csv(self, path: str | os.PathLike[str] | None = None) -> Path:
         """Write the tidy one-row-per-cell CSV (``cells.csv``) atomically and return its path."""
         target = Path(path) if path is not None else self.directory / CSV_FILE
         frame = cells_frame(self.rows())
         tmp = target.with_suffix(".csv.tmp")
-        frame.to_csv(tmp, index=False)
-        os.replace(tmp, target)
+        try:
+            if target.is_dir():
+                raise IsADirectoryError(errno.EISDIR, "Is a directory", str(target))
+            write_fault(tmp)
+            frame.to_csv(tmp, index=False)
+            os.replace(tmp, target)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise os_error(exc) from None
         return target
 
     # -- internals ---------------------------------------------------------------------------
@@ -302,7 +387,35 @@ class _Transaction:
         self._con.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
-        self._con.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type is None:
+            self._con.execute("COMMIT")
+        else:
+            with contextlib.suppress(sqlite3.Error):  # keep the original error
+                self._con.execute("ROLLBACK")
+
+
+def _create_store(path: Path) -> None:
+    """Make an empty store with its schema in a side file and rename it into place.
+
+    So any ``results.sqlite`` that exists has the schema: a file without it (or of 0 bytes) is
+    damaged or foreign, and is refused instead of being silently recreated.
+    """
+    tmp = path.with_name(path.name + ".new")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        con = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            con.executescript(_SCHEMA)
+        finally:
+            con.close()
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise os_error(exc) from None
+    except sqlite3.Error as exc:
+        raise store_error(exc, path) from None
 
 
 def _decoded(cur: sqlite3.Cursor) -> list[dict[str, Any]]:

@@ -224,3 +224,28 @@ def test_registered_and_validated() -> None:
         SVMGauss(gamma=0.0).fit(X, y)
     with pytest.raises(ValueError, match="does not match"):
         SVMStump().fit_gram(np.zeros((3, 4)), [0, 1, 0])
+
+
+_HUGE = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 3.0], [1e308, 1e308], [-1e308, 0.0]])
+_HUGE_Y = np.array([0, 0, 1, 1, 1, 0])
+
+
+@pytest.mark.parametrize("cls", [SVMStump, SVMPerc, SVMGauss])
+def test_huge_finite_features_give_a_clear_error_never_inf(cls):
+    """Features near the largest double: distances overflow; the error says so (issue 17)."""
+    with pytest.raises(ValueError, match="feature values too large.*rescale the features"):
+        cls().fit(_HUGE, _HUGE_Y)
+    model = cls().fit(_HUGE[:4], _HUGE_Y[:4])  # fitted on ordinary values
+    with pytest.raises(ValueError, match="feature values too large"):
+        model.decision_function(_HUGE)
+
+
+def test_overflowing_decision_sums_are_an_error_not_inf():
+    """Finite distances whose weighted sum overflows: Σ y_i λ_i K(x_i, x) is checked."""
+    model = SVMStump(C=10.0).fit(_HUGE[:4], _HUGE_Y[:4])
+    coef = model.dual_coef_.ravel()
+    assert np.abs(coef).sum() > 1.0  # so that the weighted sum below exceeds the largest double
+    K = np.zeros((1, model.n_train_))
+    K[0, model.support_] = -1.7e308 * np.sign(coef)  # every term pushes the same way
+    with pytest.raises(ValueError, match="decision values .* overflow float64"):
+        model.decision_function_gram(K)

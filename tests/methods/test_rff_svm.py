@@ -60,3 +60,15 @@ def test_binary_nonlinear_problem():
     assert np.mean(est.predict(X) != labels) < 0.05
     linear = LinearSVC(C=10.0).fit(X, labels)  # the raw features are not linearly separable
     assert np.mean(linear.predict(X) != labels) > 0.3
+
+
+def test_huge_finite_features_give_a_clear_error_that_does_not_blame_nan():
+    """x = 1e308 makes Ωᵀx overflow and cos NaN; the error names the cause (issue 17)."""
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 3.0], [1e308, 0.0]])
+    y = np.array([0, 0, 1, 1, 1])
+    with pytest.raises(ValueError, match="feature values too large") as info:
+        RFFSVM(n_components=50, random_state=0).fit(X, y)
+    assert "NaN" not in str(info.value) and "LinearSVC" not in str(info.value)
+    model = RFFSVM(n_components=50, random_state=0).fit(X[:4], y[:4])
+    with pytest.raises(ValueError, match="feature values too large"):
+        model.decision_function(X)  # used to return NaN silently

@@ -242,3 +242,166 @@ def wait_history(proc: subprocess.Popen, out_dir: Path, n: int, limit_s: float =
             return False
         time.sleep(0.02)
     raise TimeoutError(f"no {n} archived rows in {out_dir} after {limit_s} s")
+
+
+@dataclass
+class SchedulerKill:
+    """A Dask run whose scheduler was SIGKILLed mid-run, and the store after a local rerun."""
+
+    exit_code: int | None
+    stderr: str
+    rows_at_kill: int
+    seconds: float
+    check: StoreCheck
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def scheduler_kill_trial(
+    spec_path: Path, root: Path, reference: dict[str, tuple], limit_s: float = 180.0
+) -> SchedulerKill:
+    """Run on a scheduler + 1 worker (separate processes), SIGKILL the scheduler after the
+    first committed cell, wait for ``kernbench run`` to give up, then rerun locally."""
+    from kernbench.runner.execute import run_experiment
+    from kernbench.spec import load_spec
+
+    root = Path(root)
+    out = root / "sched"
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = child_env(KERNBENCH_FAULT_CELL_DELAY="1.0")  # cells in flight when the kill lands
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
+    sched = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+        + ["--port", str(port), "--no-dashboard"],
+        start_new_session=True,
+        **quiet,
+    )
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address]
+        + ["--nworkers", "2", "--nthreads", "1", "--no-dashboard"],  # 1 thread: joblib inline
+        start_new_session=True,
+        **quiet,
+    )
+    t0 = time.monotonic()
+    try:
+        proc = start_run(spec_path, out, "--backend", "dask", "--scheduler", address)
+        wait_rows(proc, out, 1, limit_s)
+        rows = count_rows(out)
+        os.kill(sched.pid, signal.SIGKILL)
+        try:
+            _, err = proc.communicate(timeout=limit_s)
+        except subprocess.TimeoutExpired:
+            kill_group(proc)
+            raise
+    finally:
+        for p in (sched, worker):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    seconds = time.monotonic() - t0
+    summary = run_experiment(load_spec(spec_path), out_dir=out, jobs=1)
+    assert summary.ok, summary.failed
+    return SchedulerKill(
+        proc.returncode, err.decode(errors="replace"), rows, seconds, check_store(out, reference)
+    )
+
+
+@dataclass
+class WalDeleteTrial:
+    """A run whose ``-wal`` was deleted mid-run before the driver was killed, then restored."""
+
+    lost: int
+    run_exit: int
+    run_output: str
+    restore_exit: int
+    restored: int
+    check: StoreCheck
+
+
+def done_count(out_dir: Path) -> int:
+    return sum(1 for row in cell_table(out_dir).values() if row[1] == "done")
+
+
+def wal_delete_trial(spec_path: Path, out: Path, reference: dict[str, tuple]) -> WalDeleteTrial:
+    """Delete ``results.sqlite-wal`` under a running ``kernbench run`` (backups every 2 cells),
+    SIGKILL it, then: ``run`` (must refuse), ``kernbench restore``, ``run`` (must complete)."""
+    from typer.testing import CliRunner
+
+    from kernbench.cli import app
+
+    env = child_env(KERNBENCH_FAULT_COMMIT_DELAY="0.2", KERNBENCH_BACKUP_EVERY="2")
+    proc = start_run(spec_path, out, "--jobs", "1", env=env)
+    if not wait_rows(proc, out, 4):
+        raise RuntimeError(proc.communicate())
+    (out / "results.sqlite-wal").unlink()  # what a user must never do
+    time.sleep(1.0)  # a few more commits (and backups) into the unlinked WAL
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    kill_group(proc)
+    lost = N_CELLS - done_count(out)
+    cli = CliRunner()
+    refused = cli.invoke(app, ["run", str(spec_path), "--out", str(out), "--jobs", "1"])
+    restored = cli.invoke(app, ["restore", str(out)])
+    n_restored = done_count(out)
+    rerun = cli.invoke(app, ["run", str(spec_path), "--out", str(out), "--jobs", "1"])
+    assert rerun.exit_code == 0, rerun.output
+    return WalDeleteTrial(
+        lost,
+        refused.exit_code,
+        refused.output,
+        restored.exit_code,
+        n_restored,
+        check_store(out, reference),
+    )
+
+
+@dataclass
+class FreshTrial:
+    """``run --fresh`` on a finished store, stopped by a signal; the store must keep every
+    finished cell with the numbers of the uninterrupted run (no rerun needed)."""
+
+    signal: str
+    archived_at_signal: int
+    returncode: int | None
+    stderr: str
+    check: StoreCheck
+
+
+def fresh_interrupt_trial(
+    spec_path: Path,
+    reference_dir: Path,
+    out: Path,
+    reference: dict[str, tuple],
+    rng: Any,
+    sig: int = signal.SIGTERM,
+    jobs: int = 1,
+) -> FreshTrial:
+    import shutil
+
+    shutil.copytree(reference_dir, out)
+    env = child_env(KERNBENCH_FAULT_COMMIT_DELAY="0.3")
+    proc = start_run(spec_path, out, "--fresh", "--jobs", str(jobs), env=env)
+    if wait_history(proc, out, int(rng.integers(0, N_CELLS // 2))):
+        time.sleep(float(rng.uniform(0.0, 0.3)))
+    archived = count_history(out)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, sig)  # the driver, as Ctrl-C / kill / the OOM killer would
+    try:
+        _, err = proc.communicate(timeout=120)
+    finally:
+        kill_group(proc)
+    return FreshTrial(
+        signal.Signals(sig).name,
+        archived,
+        proc.returncode,
+        err.decode(errors="replace") if err else "",
+        check_store(out, reference),
+    )

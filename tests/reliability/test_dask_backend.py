@@ -110,3 +110,33 @@ def test_bad_backend_options_are_exit_2(args, message, reference_run, tmp_path):
     res = runner.invoke(app, ["run", str(spec), "--out", str(out), *args])
     assert res.exit_code == 2 and message in " ".join(res.output.split()), res.output
     assert not out.exists()
+
+
+def test_workers_of_another_kernbench_version_are_refused_before_any_work(
+    cluster, reference_run, tmp_path, monkeypatch
+):
+    import kernbench
+
+    spec, _, _ = reference_run
+    monkeypatch.setattr(kernbench, "__version__", "99.0.0")  # the driver differs from the workers
+    out = tmp_path / "v"
+    res = runner.invoke(
+        app,
+        ["run", str(spec), "--out", str(out), "--backend", "dask"]
+        + ["--scheduler", cluster.scheduler_address],
+    )
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert "Traceback" not in res.output and "Dask worker tcp://127.0.0.1:" in text, text
+    assert "99.0.0" in text and "install the same kernbench on every worker" in text
+    assert not (out / "results.sqlite").exists()  # refused before anything was written
+
+
+@pytest.mark.slow
+def test_scheduler_killed_mid_run_is_exit_2_and_keeps_finished_cells(reference_run, tmp_path):
+    pytest.importorskip("distributed")
+    spec, _, reference = reference_run
+    trial = rh.scheduler_kill_trial(spec, tmp_path, reference)
+    assert trial.exit_code == 2, trial.stderr
+    assert "Traceback" not in trial.stderr and "lost the Dask scheduler" in trial.stderr
+    assert trial.check.ok, trial.check  # after restarting and rerunning: every cell, once
