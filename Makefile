@@ -90,6 +90,8 @@ reproduce-cgens: $(STAMP) ## Shen & Liu Tables I-IV and Figs 1, 2, 3, 5 (REALISA
 	$(KB) plot results/multiclass_uci --kind fig3 --out results/figures
 	$(KB) run experiments/cgens_fig1.yaml --jobs $(JOBS)
 	$(KB) plot results/cgens_fig1 --kind boundary_trace --out results/figures
+	$(KB) run experiments/cgens_fig2.yaml --jobs 1
+	$(KB) plot results/cgens_fig2 --kind time --out results/figures
 	$(PYTHON) benchmarks/bench_cgens_vs_lpboost.py --repeats 1
 
 reproduce-exrm: $(STAMP) ## Guo, Wang & Ling Tables 1-3, Fig. 1 and the equivalence experiment (REALISATIONS=N to cap)
