@@ -15,8 +15,9 @@ from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.base import IterativeMixin, KernbenchClassifier
 from kernbench.methods.registry import register
@@ -128,6 +129,7 @@ class AdaBoostECC(IterativeMixin, KernbenchClassifier):
         self.smoothing = smoothing
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> AdaBoostECC:
         """Run T rounds of AdaBoost.ECC on (X, y).
 
@@ -140,13 +142,10 @@ class AdaBoostECC(IterativeMixin, KernbenchClassifier):
         -------
         self
         """
-        self._validate_params()
         X, y, y_index = self._check_training_data(X, y)
         K = self.classes_.size
         m = X.shape[0]
-        rng = np.random.default_rng(
-            check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        )
+        rng = self._make_rng()
         delta = 1.0 / (m * K) if self.smoothing is None else float(self.smoothing)
         t0 = time.perf_counter()
         rows = np.arange(m)

@@ -16,6 +16,7 @@ from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -90,6 +91,7 @@ class AdaBoostMH(IterativeMixin, KernbenchClassifier):
     def __init__(self, n_estimators: int = 500) -> None:
         self.n_estimators = n_estimators
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> AdaBoostMH:
         """Run T rounds of AdaBoost.MH on (X, y).
 
@@ -102,7 +104,6 @@ class AdaBoostMH(IterativeMixin, KernbenchClassifier):
         -------
         self
         """
-        self._validate_params()
         X, y, y_index = self._check_training_data(X, y)
         K = self.classes_.size
         m = X.shape[0]

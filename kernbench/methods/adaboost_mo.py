@@ -23,6 +23,7 @@ from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -76,6 +77,7 @@ class AdaBoostMO(IterativeMixin, KernbenchClassifier):
         self.n_estimators = n_estimators
         self.max_time = max_time
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> AdaBoostMO:
         """Run up to T rounds on (X, y).
 
@@ -88,7 +90,6 @@ class AdaBoostMO(IterativeMixin, KernbenchClassifier):
         -------
         self
         """
-        self._validate_params()
         X, y, y_index = self._check_training_data(X, y)
         t0 = time.perf_counter()
         K, m = self.classes_.size, X.shape[0]

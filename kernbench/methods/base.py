@@ -26,7 +26,23 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_random_state, validate_data
+
+
+def labels_from_decision(classes: np.ndarray, dec: np.ndarray) -> np.ndarray:
+    """Class labels from decision values: binary (shape (n,)) by sign, positive ↔ ``classes[1]``
+    and sign(0) = +1; multi-class (shape (n, K)) by the argmax."""
+    if dec.ndim == 1:
+        return classes[(dec >= 0).astype(int)]
+    return classes[np.argmax(dec, axis=1)]
+
+
+def generator_from(random_state: Any) -> np.random.Generator:
+    """A numpy ``Generator`` from scikit-learn's ``random_state`` (None, an int, a RandomState or
+    a Generator), so every estimator seeds its randomness the same way."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    return np.random.default_rng(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
 class IterativeMixin:
@@ -58,13 +74,7 @@ class IterativeMixin:
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
         """Yield the predicted labels after each iteration (see ``staged_decision_function``)."""
         for dec in self.staged_decision_function(X):
-            yield self._labels_from_decision(dec)
-
-    def _labels_from_decision(self, dec: np.ndarray) -> np.ndarray:
-        classes = self.classes_  # type: ignore[attr-defined]
-        if dec.ndim == 1:
-            return classes[(dec >= 0).astype(int)]  # sign(0) = +1
-        return classes[np.argmax(dec, axis=1)]
+            yield labels_from_decision(self.classes_, dec)  # type: ignore[attr-defined]
 
 
 class PrecomputedKernelMixin:
@@ -93,11 +103,7 @@ class PrecomputedKernelMixin:
         raise NotImplementedError
 
     def predict_gram(self, K: np.ndarray) -> np.ndarray:
-        dec = self.decision_function_gram(K)
-        classes = self.classes_  # type: ignore[attr-defined]
-        if dec.ndim == 1:
-            return classes[(dec >= 0).astype(int)]
-        return classes[np.argmax(dec, axis=1)]
+        return labels_from_decision(self.classes_, self.decision_function_gram(K))  # type: ignore[attr-defined]
 
 
 class KernbenchClassifier(ClassifierMixin, BaseEstimator):
@@ -107,6 +113,14 @@ class KernbenchClassifier(ClassifierMixin, BaseEstimator):
     ensembles, the number of support vectors for kernel machines, the number of non-zero
     coefficients otherwise.
     """
+
+    def _labels_from_decision(self, dec: np.ndarray) -> np.ndarray:
+        """Labels from this estimator's decision values (see :func:`labels_from_decision`)."""
+        return labels_from_decision(self.classes_, dec)
+
+    def _make_rng(self) -> np.random.Generator:
+        """The fit's random generator, from ``random_state`` (see :func:`generator_from`)."""
+        return generator_from(getattr(self, "random_state", None))
 
     def _check_training_data(
         self, X: Any, y: Any, *, binary_only: bool = False

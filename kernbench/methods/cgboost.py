@@ -38,6 +38,7 @@ from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -112,6 +113,7 @@ class CGBoostBase(ColumnGenerationClassifier):
             cache_bytes=int(self.cache_mb * 2**20),
         )
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> CGBoostBase:
         """Run Algorithm 5.1 on (X, y) (a ``validation_fraction`` of it held out for TR3).
 
@@ -124,7 +126,6 @@ class CGBoostBase(ColumnGenerationClassifier):
         -------
         self
         """
-        self._validate_params()
         if self.termination == "TR3" and self.validation_fraction == 0:
             raise ValueError("termination='TR3' needs validation_fraction > 0 (a validation set)")
         self._val = None

@@ -37,7 +37,7 @@ class CGBoostRegressor(RegressorMixin, CGBoostBase):
     epsilon : float, default=0.1
         Half-width ε of the insensitive tube.
     kernels, composite, norm, alpha_sign, bias, stratified, termination, max_iter,
-    validation_fraction, patience, tol, sigma, solver, solver_tol, cache_mb, random_state
+    validation_fraction, patience, tol, sigma, solver, solver_tol, cache_mb, random_state : various
         As for :class:`~kernbench.methods.cgboost.CGBoost` (``solver="svm"`` is not available;
         the validation metric of TR3 is the RMSE).
 

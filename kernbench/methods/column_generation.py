@@ -68,7 +68,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.base import _fit_context
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.base import IterativeMixin, KernbenchClassifier
 from kernbench.weak.base import ColumnSet, Pick
@@ -412,6 +413,7 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
             self.learners_.append(p.learner)
 
     # ------------------------------------------------------------------ the loop
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> ColumnGenerationClassifier:
         """Run column generation on (X, y).
 
@@ -424,10 +426,8 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         -------
         self
         """
-        self._validate_params()
         X, y, _ = self._check_training_data(X, y, binary_only=self._binary_only)
-        seed = getattr(self, "random_state", None)
-        self._rng = np.random.default_rng(check_random_state(seed).randint(np.iinfo(np.int32).max))
+        self._rng = self._make_rng()
         m = X.shape[0]
         self._H = np.empty((m, 32))
         self._n_cols = 0

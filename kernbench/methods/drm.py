@@ -27,8 +27,9 @@ from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.base import IterativeMixin, KernbenchClassifier
 from kernbench.methods.registry import register
@@ -108,6 +109,7 @@ class DRM(IterativeMixin, KernbenchClassifier):
         self.tol = tol
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> DRM:
         """Block-coordinate descent on the relaxed DRM problem.
 
@@ -120,13 +122,11 @@ class DRM(IterativeMixin, KernbenchClassifier):
         -------
         self
         """
-        self._validate_params()
         X, _, y_index = self._check_training_data(X, y, binary_only=True)
         y_pm = np.where(y_index == 1, 1.0, -1.0)
         # ν above 2·min(class counts)/N leaves the ν-SVM unbounded (LIBSVM refuses it): clip
         n_small = min(int(np.sum(y_index == 0)), int(np.sum(y_index == 1)))
         self.nu_ = min(float(self.nu), 2.0 * n_small / X.shape[0])
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         res = drm_bcd(
             X,
             y_pm,
@@ -135,7 +135,7 @@ class DRM(IterativeMixin, KernbenchClassifier):
             mu=float(self.mu),
             max_sweeps=int(self.max_iter),
             tol=float(self.tol),
-            rng=np.random.default_rng(seed),
+            rng=self._make_rng(),
         )
         self.components_ = res.W
         self.component_intercepts_ = res.b

@@ -21,6 +21,7 @@ from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, Options
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -51,6 +52,7 @@ class ALMLinearEnsemble(IterativeMixin, KernbenchClassifier):
     def _components(self) -> int:
         raise NotImplementedError
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> ALMLinearEnsemble:
         """Run Alg. 2 on (X, y) (binary labels, any two values).
 
@@ -63,7 +65,6 @@ class ALMLinearEnsemble(IterativeMixin, KernbenchClassifier):
         -------
         self
         """
-        self._validate_params()
         X, _, y_index = self._check_training_data(X, y, binary_only=True)
         y_pm = np.where(y_index == 1, 1.0, -1.0)  # +1 ↔ classes_[1]
         res = exrm_alm(

@@ -71,12 +71,12 @@ class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
         return B
 
     # ------------------------------------------------------------------ Gram path
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit_gram(self, K: Any, y: Any) -> _DistanceKernelSVM:
         """Fit on a train × train Gram matrix ``K`` (from :meth:`gram_from_base`).
 
         After this only the ``*_gram`` methods predict (no training inputs are known).
         """
-        self._validate_params()
         self._fit_kernel(K, y)
         self.X_fit_ = None
         return self
@@ -147,12 +147,7 @@ class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
 
     def predict(self, X: Any) -> np.ndarray:
         """Labels: sign of the decision value (binary, sign(0) = +1) or its argmax."""
-        return self._labels(self.decision_function(X))
-
-    def _labels(self, dec: np.ndarray) -> np.ndarray:
-        if dec.ndim == 1:
-            return self.classes_[(dec >= 0).astype(int)]
-        return self.classes_[np.argmax(dec, axis=1)]
+        return self._labels_from_decision(self.decision_function(X))
 
 
 class _NegativeDistanceSVM(_DistanceKernelSVM):
@@ -208,7 +203,14 @@ class SVMPerc(_NegativeDistanceSVM):
     """SVM-Perc: C-SVM with the simplified perceptron kernel K(x, x′) = Δ − ‖x − x′‖₂.
 
     An infinite ensemble of perceptrons (Lin & Li Sec. V); any Δ gives the same classifier
-    (Theorem 5). Parameters and attributes as :class:`SVMStump`.
+    (Theorem 5). Attributes as :class:`SVMStump`.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Soft-margin parameter.
+    tol, cache_size, delta : float
+        As in :class:`SVMStump`.
     """
 
     _metric = "euclidean"  # K = Δ − ‖x − x′‖₂: Definition 3 / Theorem 5
@@ -223,7 +225,7 @@ class SVMGauss(_DistanceKernelSVM):
     C : float, default=1.0
     gamma : float, default=1.0
         Kernel width γ > 0.
-    tol, cache_size, delta
+    tol, cache_size, delta : float
         As in :class:`SVMStump` (Δ = 0 is the plain Gaussian kernel).
     """
 

@@ -15,9 +15,10 @@ from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.svm import LinearSVC
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.base import KernbenchClassifier
 from kernbench.methods.registry import register
@@ -122,6 +123,7 @@ class RFFSVM(KernbenchClassifier):
     def _sigma(self) -> float:
         return float(self.sigma) if self.gamma is None else 1.0 / np.sqrt(2.0 * self.gamma)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> RFFSVM:
         """Draw the feature map and train the linear SVM on z(X).
 
@@ -134,10 +136,8 @@ class RFFSVM(KernbenchClassifier):
         -------
         self
         """
-        self._validate_params()
         X, y, _ = self._check_training_data(X, y)
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        rng = np.random.default_rng(seed)
+        rng = self._make_rng()
         self.omega_, self.phase_ = sample_fourier_map(
             X.shape[1], self.n_components, self._sigma(), rng
         )
@@ -164,10 +164,7 @@ class RFFSVM(KernbenchClassifier):
 
     def predict(self, X: Any) -> np.ndarray:
         """Sign of the decision (binary, sign(0) = +1) or the argmax of the one-vs-rest scores."""
-        dec = self.decision_function(X)
-        if dec.ndim == 1:
-            return self.classes_[(dec >= 0).astype(int)]
-        return self.classes_[np.argmax(dec, axis=1)]
+        return self._labels_from_decision(self.decision_function(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -23,6 +23,7 @@ from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
@@ -39,6 +40,7 @@ class _WrappedEnsemble(KernbenchClassifier):
     def _make(self) -> Any:
         raise NotImplementedError
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> _WrappedEnsemble:
         """Fit the wrapped ensemble.
 
@@ -51,7 +53,6 @@ class _WrappedEnsemble(KernbenchClassifier):
         -------
         self
         """
-        self._validate_params()
         X, y, _ = self._check_training_data(X, y, binary_only=True)
         self.ensemble_ = self._make().fit(X, y)
         self.classes_ = self.ensemble_.classes_
@@ -70,8 +71,7 @@ class _WrappedEnsemble(KernbenchClassifier):
 
     def predict(self, X: Any) -> np.ndarray:
         """The sign of the decision as labels, sign(0) = +1 (``classes_[1]``)."""
-        dec = self.decision_function(X)
-        return self.classes_[(dec >= 0).astype(int)]
+        return self._labels_from_decision(self.decision_function(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
