@@ -141,6 +141,7 @@ docs-figures:
 	cp results/figures/exrm_fig1_convergence.png docs/papers/exrm_fig1_convergence.png
 	cp results/figures/exrm_fig1_time.png docs/papers/exrm_fig1_time.png
 	cp results/figures/multiboost_cw_fig6.png docs/papers/multiboost_cw_fig6.png
+	cp results/figures/multiboost_cw_figs1_2.png docs/papers/multiboost_cw_figs1_2.png
 
 clean:  # keeps .venv (remove it by hand to start afresh)
 	rm -rf .pytest_cache .ruff_cache build dist site *.egg-info $(STAMP)
