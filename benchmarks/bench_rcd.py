@@ -21,12 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from kernbench.weak.rcd_perceptron import (
-    augment,
-    rcd_directions,
-    rcd_loop,
-    reference_rcd_loop,
-)
+from kernbench.solvers.rcd import rcd_loop
+from kernbench.solvers.rcd_reference import reference_rcd_loop
+from kernbench.weak.rcd_perceptron import augment, rcd_directions
 
 
 def problem(m: int, d: int, max_run: int, seed: int = 0):

@@ -5,21 +5,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernbench.weak.base import ColumnSet
-from kernbench.weak.rcd_perceptron import (
+from kernbench.solvers.radix_sort import _sort_pairs
+from kernbench.solvers.rcd import (
     RESCALE_SQNORM,
     ZERO_GROUP_RTOL,
-    Perceptron,
-    RCDPerceptronSpace,
-    _sort_pairs,
-    augment,
     exact_step,
-    rcd_directions,
     rcd_loop,
-    reference_rcd_loop,
-    train_rcd_perceptron,
     update_wgt,
     weighted_error,
+)
+from kernbench.solvers.rcd_reference import reference_rcd_loop
+from kernbench.weak.base import ColumnSet
+from kernbench.weak.rcd_perceptron import (
+    Perceptron,
+    RCDPerceptronSpace,
+    augment,
+    rcd_directions,
+    train_rcd_perceptron,
 )
 
 
