@@ -1,4 +1,4 @@
-"""CG-Boost masters: OSQP (warm-started), HiGHS and the SMO solver agree with cvxpy on the same
+"""CG-Boost masters: OSQP (warm-started), HiGHS and LIBSVM agree with cvxpy on the same
 column sequences; the row multipliers satisfy strong duality and the KKT identity α = Kᵀg."""
 
 from __future__ import annotations
