@@ -9,7 +9,8 @@ w̃ ~ U[−0.05, 0.05]^{D+1}, each of ``max_run`` updates moves w̃ along one di
 
 solved exactly: with a_n = uᵀx̃_n and z_n = w̃ᵀx̃_n / a_n the problem is a weighted decision stump
 on the projected values z (:func:`kernbench.solvers.rcd.exact_step`). Directions come in cycles
-of D+1: the bias direction first, then D fresh random directions with i.i.d. U[−1, 1] input entries and a zero bias entry.
+of D+1: the bias direction first, then D fresh random directions with i.i.d. U[−1, 1] input
+entries and a zero bias entry.
 
 The sequential loop runs compiled (numba; :mod:`kernbench.solvers.rcd`); each step is a sort
 plus prefix sums, O(m log m + mD). This module holds the learner, its directions and its oracle
