@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 
 def labels_from_decision(classes: np.ndarray, dec: np.ndarray) -> np.ndarray:
@@ -150,3 +150,39 @@ class KernbenchClassifier(ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} needs samples of at least 2 classes; got 1 class"
             )
         return X, y, y_index
+
+
+class LinearPathClassifier(IterativeMixin, KernbenchClassifier):
+    """A binary linear model F(x) = xᵀ``coef_`` + ``intercept_`` whose iterates are kept.
+
+    Subclasses fit ``coef_`` (D,), ``intercept_`` and the per-iteration ``coef_path_`` (T, D) and
+    ``intercept_path_`` (T,); prediction, staged prediction (scored in blocks of iterations, so
+    memory stays bounded) and the binary tags come from here (ExRM, PSVM, DRM).
+    """
+
+    #: iterations scored per matrix product in :meth:`staged_decision_function`
+    _stage_block: ClassVar[int] = 256
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """xᵀw + b, shape (n,); positive ↔ ``classes_[1]``."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return X @ self.coef_ + self.intercept_
+
+    def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
+        """The model's decision after iterations 1, …, ``n_iter_``."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        for start in range(0, self.coef_path_.shape[0], self._stage_block):
+            stop = start + self._stage_block
+            scores = X @ self.coef_path_[start:stop].T + self.intercept_path_[start:stop]
+            yield from scores.T
+
+    def predict(self, X: Any) -> np.ndarray:
+        """sign(xᵀw + b) as labels, sign(0) = +1 (``classes_[1]``)."""
+        return self._labels_from_decision(self.decision_function(X))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

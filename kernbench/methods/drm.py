@@ -22,25 +22,20 @@ no DRM settings. ``docs/methods/exrm.md`` has the derivation of the block solver
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kernbench.methods.base import IterativeMixin, KernbenchClassifier
+from kernbench.methods.base import LinearPathClassifier
 from kernbench.methods.registry import register
 from kernbench.solvers.drm_bcd import drm_bcd
 
-#: iterations scored per matrix product in staged_decision_function
-_STAGE_BLOCK = 256
-
 
 @register("drm")
-class DRM(IterativeMixin, KernbenchClassifier):
+class DRM(LinearPathClassifier):
     """Diversity Regularized Machine (relaxed, linear): T norm-bounded ν-SVMs with a diversity term.
 
     Parameters
@@ -156,27 +151,3 @@ class DRM(IterativeMixin, KernbenchClassifier):
         self.intercept_path_ = res.intercept_path
         self.model_size_ = int(self.n_components)
         return self
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """(1/T)Σ_t (w_tᵀx + b_t), shape (n,); positive ↔ ``classes_[1]``."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_ + self.intercept_
-
-    def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
-        """The mean learner's decision after sweeps 1, …, ``n_iter_``."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        for start in range(0, self.coef_path_.shape[0], _STAGE_BLOCK):  # bounded memory
-            stop = start + _STAGE_BLOCK
-            scores = X @ self.coef_path_[start:stop].T + self.intercept_path_[start:stop]
-            yield from scores.T
-
-    def predict(self, X: Any) -> np.ndarray:
-        """sign of the mean decision as labels, sign(0) = +1 (``classes_[1]``)."""
-        return self._labels_from_decision(self.decision_function(X))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags

@@ -16,24 +16,19 @@ identical columns and keeps them identical, so the ensemble it returns is the pr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, Options
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kernbench.methods.base import IterativeMixin, KernbenchClassifier
+from kernbench.methods.base import LinearPathClassifier
 from kernbench.methods.registry import register
 from kernbench.solvers.exrm_alm import exrm_alm
 
-#: iterations scored per matrix product in staged_decision_function
-_STAGE_BLOCK = 256
 
-
-class ALMLinearEnsemble(IterativeMixin, KernbenchClassifier):
+class ALMLinearEnsemble(LinearPathClassifier):
     """Shared fit/predict of ExRM and PSVM: Alg. 2 on C components, the mean as the model.
 
     Subclasses decide the number of components (``_components()``).
@@ -89,30 +84,6 @@ class ALMLinearEnsemble(IterativeMixin, KernbenchClassifier):
         self.trace_ = res.trace
         self.model_size_ = int(np.count_nonzero(res.W))
         return self
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """x ᵀw_e + b_e, shape (n,); positive ↔ ``classes_[1]``."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_ + self.intercept_
-
-    def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
-        """The ensemble mean's decision after outer iterations 1, …, ``n_iter_``."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        for start in range(0, self.coef_path_.shape[0], _STAGE_BLOCK):  # bounded memory
-            stop = start + _STAGE_BLOCK
-            scores = X @ self.coef_path_[start:stop].T + self.intercept_path_[start:stop]
-            yield from scores.T
-
-    def predict(self, X: Any) -> np.ndarray:
-        """sign(x ᵀw_e + b_e) as labels, sign(0) = +1 (``classes_[1]``)."""
-        return self._labels_from_decision(self.decision_function(X))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
 
 @register("exrm")
