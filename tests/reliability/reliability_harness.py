@@ -147,6 +147,12 @@ class KillTrial:
     check: StoreCheck
 
 
+def _as_from_a_terminal() -> None:
+    # a harness started in the background (nohup, `&`) ignores SIGINT, and children inherit
+    # that; a run started from a terminal has Ctrl-C's default disposition
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_run(spec_path: Path, out_dir: Path, *extra: str, env: dict[str, str] | None = None):
     return subprocess.Popen(
         kernbench_argv("run", str(spec_path), "--out", str(out_dir), *extra),
@@ -154,6 +160,7 @@ def start_run(spec_path: Path, out_dir: Path, *extra: str, env: dict[str, str] |
         stderr=subprocess.PIPE,
         env=env if env is not None else child_env(),
         start_new_session=True,  # so the trial can clean up the run's worker processes
+        preexec_fn=_as_from_a_terminal,  # noqa: PLW1509 (the harness starts no threads first)
     )
 
 
@@ -395,9 +402,12 @@ def fresh_interrupt_trial(
     with contextlib.suppress(ProcessLookupError):
         os.kill(proc.pid, sig)  # the driver, as Ctrl-C / kill / the OOM killer would
     try:
-        _, err = proc.communicate(timeout=120)
+        proc.wait(timeout=120)  # not communicate: workers of a killed driver keep the pipes
     finally:
-        kill_group(proc)
+        time.sleep(0.05)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # sweep up any worker it left behind
+        _, err = proc.communicate()
     return FreshTrial(
         signal.Signals(sig).name,
         archived,
