@@ -16,6 +16,7 @@ work headless and in worker processes.
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -104,7 +105,7 @@ def trace_figure(title: str, traces_by_method: dict[str, list[dict[str, Any]]]) 
                 axes[1].plot(it, mean, "-", color=colour, label=method)
     ax_err.set_xlabel("iteration")
     ax_err.set_ylabel("error (%), mean over realisations")
-    ax_err.set_title(title)
+    ax_err.set_title(textwrap.fill(title, 55), fontsize="medium")  # long spec titles wrap
     ax_err.legend(fontsize="small")
     ax_err.grid(alpha=0.3)
     if has_time:

@@ -107,7 +107,9 @@ def _rank_text(rank: float | None) -> str:
 
 def render_markdown(table: Table) -> str:
     """GitHub-flavoured markdown: heading, pipe table, legend and notes."""
-    header = ["dataset"] + [_md_escape(m) for m in table.methods]
+    # with published numbers, every cell reads "published | ours": the header says so
+    first = "dataset (published \\| ours)" if table.has_reference else "dataset"
+    header = [first] + [_md_escape(m) for m in table.methods]
     lines = [
         f"### {table.title}",
         "",

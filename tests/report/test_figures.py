@@ -112,3 +112,12 @@ def test_single_panel_without_time(make_store, spec_dict, add_cell):
     fig = trace_figures(directory)["d"]
     assert len(fig.axes) == 1 and len(fig.axes[0].get_lines()) == 2
     assert fig.axes[0].get_xscale() == "log"  # 150 iterations: log axis
+
+
+def test_a_long_title_wraps_instead_of_being_cut():
+    from kernbench.report.figures import trace_figure
+
+    long = "Shen & Liu Table I: 13 binary benchmarks with decision stumps, test error %: banana"
+    fig = trace_figure(long, {"M": [{"iteration": [1, 2], "train_error": [0.2, 0.1]}]})
+    title = fig.get_axes()[0].get_title()
+    assert "\n" in title and title.replace("\n", " ") == long

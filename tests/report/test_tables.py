@@ -267,6 +267,7 @@ def test_reference_columns_and_tolerance(make_store, spec_dict, add_cell, lin_li
     ab = table.cell("twonorm", "AB-Stump")
     assert f"5.06 \\| {ab.mean:.2f} ± {ab.spread:.2f}" in md
     assert "– \\| " in md  # CGENS has no published value
+    assert "| dataset (published \\| ours) |" in md  # the header says which side is which
     assert f"{within} of 4 of our cells lie within max(2 × combined spread, 1.5 points)" in md
     assert "lin_li_table1.csv" in md
 
