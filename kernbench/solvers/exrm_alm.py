@@ -11,10 +11,12 @@ The paper splits it with P = W and E = Y − (XᵀP + 1bᵀ) (6) and runs an ine
 component (C = 1) the regulariser is ½‖w‖² and the scheme is the primal SVM ("PSVM") solver.
 
 All rows of Alg. 1 are independent, so they are iterated together as one (M, C) array. The default
-engine runs the whole loop compiled (numba), fusing the elementwise steps over the N × C arrays; the
-vectorised numpy engine is the reference it is tested against. One outer iteration costs
-O(NMC + M²C). The page ``docs/methods/exrm.md`` states
-the algorithm and the corrections to the printed text in full.
+engine runs the whole loop compiled (numba) with one streamed sweep over the rows of X per outer
+iteration (see ``_alm_loop``: the multiplier update is deferred to the next sweep, the b-step uses
+carried column sums); the vectorised numpy engine, which follows the printed order step by step, is
+the reference it is tested against. One outer iteration costs O(NMC + M²C) with no N-sized
+temporaries. The page ``docs/methods/exrm.md`` states the algorithm and the corrections to the
+printed text in full.
 """
 
 from __future__ import annotations
@@ -354,7 +356,7 @@ def _exrm_alm_compiled(
     coef_path = np.zeros((max_iter, M))
     b_path = np.zeros(max_iter)
     n_iter, converged = _alm_loop(
-        X, np.ascontiguousarray(X.T), y, K, W, b, float(lam), int(p), int(max_iter), float(tol),
+        X, y, K, W, b, float(lam), int(p), int(max_iter), float(tol),
         float(mu0), float(rho), np.inf if mu_max is None else float(mu_max), int(inner_max_iter),
         float(inner_tol), float(eps), rec, coef_path, b_path,
     )  # fmt: skip
@@ -379,29 +381,8 @@ def _exrm_alm_compiled(
 
 
 @numba.njit(cache=True)
-def _objective_nb(X, y, W, b, lam, p, XW):  # pragma: no cover - numba
-    N, M = X.shape
-    C = W.shape[1]
-    reg = 0.0
-    for k in range(M):
-        s = 0.0
-        for c in range(C):
-            s += abs(W[k, c])
-        reg += s * s
-    np.dot(X, W, XW)  # in place: no N × C temporary
-    loss = 0.0
-    for i in range(N):
-        for c in range(C):
-            slack = 1.0 - y[i] * (XW[i, c] + b[c])
-            if slack > 0.0:
-                loss += slack if p == 1 else slack * slack
-    return 0.5 * reg + lam * loss
-
-
-@numba.njit(cache=True)
 def _alm_loop(
     X,
-    Xt,
     y,
     K,
     W,
@@ -420,26 +401,75 @@ def _alm_loop(
     coef_path,
     b_path,
 ):  # pragma: no cover - numba
-    """Alg. 2 with every step as in the numpy engine; W and b are updated in place."""
+    """Alg. 2 as in the numpy engine, with one streamed sweep over the rows of X per iteration.
+
+    Exact rearrangements (only the rounding order differs from the numpy engine):
+
+    * the multiplier update Z += μ(E − Y + XᵀP + 1bᵀ) of iteration t needs x_iᵀP_t, which the
+      sweep of iteration t + 1 computes anyway (its S uses the same P_t); so that update is applied
+      to row i in the next sweep, just before row i is used, and its residual is summed there (the
+      last one in a final sweep);
+    * the b-step needs the column sums of Z, XᵀP and E before the sweep: Σ_i x_iᵀP is (Σ_i x_i)ᵀP,
+      Σ_i E is summed in the previous sweep and Σ_i Z is carried with Z's update;
+    * the objective (5) at (W_t, b_t) needs x_iᵀW_t, from the same product as x_iᵀP.
+
+    The sweep goes over blocks of 256 rows: one BLAS product X_b[P W], the elementwise steps on the
+    block's rows of Z and E (branch-free), and one BLAS product X_bᵀ(M_ − E)_b into the P-step's
+    right-hand side. So each iteration reads X once and reads and writes Z and E once, with 3NMC
+    multiply-adds and no N-sized temporaries. W and b are updated in place.
+    """
     N, M = X.shape
     C = W.shape[1]
+    C2 = 2 * C
     P = np.zeros((M, C))
     Q = np.ones((M, C))
     Z = np.zeros((N, C))
     E = np.zeros((N, C))
-    XP = np.zeros((N, C))
-    R = np.zeros((N, C))
     V = np.zeros((M, C))
     W_new = np.zeros((M, C))
-    G = np.zeros((M, C))
-    XW = np.zeros((N, C))
+    PW = np.zeros((M, C2))  # [P_{t−1} W_t]
+    T = np.zeros((M, C))  # Xᵀ(M_ − E)
+    block = min(N, 256)
+    XPW = np.zeros((block, C2))  # x_iᵀ[P W] for one block of rows
+    Rb = np.zeros((block, C))  # M_ − E for one block of rows
+    Tb = np.zeros((M, C))
+    b_prev = np.zeros(C)
+    sum_z = np.zeros(C)  # Σ_i Z_ic (after the pending update)
+    sum_e = np.zeros(C)  # Σ_i E_ic
+    sum_xp = np.zeros(C)  # Σ_i x_iᵀP_c
+    sum_x = np.zeros(M)
+    sum_y = 0.0
+    for i in range(N):
+        sum_y += y[i]
+        for k in range(M):
+            sum_x[k] += X[i, k]
+    # objective at the start (W = 1, b = 0)
+    reg = 0.0
+    for k in range(M):
+        s = 0.0
+        for c in range(C):
+            s += abs(W[k, c])
+        reg += s * s
+    loss = 0.0
+    for i0 in range(0, N, block):
+        i1 = min(i0 + block, N)
+        xw = Rb[: i1 - i0]
+        np.dot(X[i0:i1], W, xw)
+        for j in range(i1 - i0):
+            for c in range(C):
+                slack = max(1.0 - y[i0 + j] * (xw[j, c] + b[c]), 0.0)
+                loss += slack if p == 1 else slack * slack
+    obj_prev = 0.5 * reg + lam * loss
     mu = mu0
-    obj_prev = _objective_nb(X, y, W, b, lam, p, XW)
+    mu_prev = 0.0  # the multiplier update pending from the previous iteration (none at first)
+    n_done = max_iter
+    converged = False
     for t in range(max_iter):
+        inv_mu = 1.0 / mu
         # W-step, Alg. 1 on (8): all rows together, centre V = P + Q/μ
         for k in range(M):
             for c in range(C):
-                V[k, c] = P[k, c] + Q[k, c] * (1.0 / mu)
+                V[k, c] = P[k, c] + Q[k, c] * inv_mu
         n_inner = 0
         for _ in range(inner_max):
             n_inner += 1
@@ -449,62 +479,105 @@ def _alm_loop(
                 for c in range(C):
                     row += abs(W[k, c])
                 for c in range(C):
-                    G[k, c] = row / (abs(W[k, c]) + eps)  # (10)
-                    W_new[k, c] = mu * V[k, c] / (G[k, c] + mu)  # (11)
-                    d = abs(W_new[k, c] - W[k, c])
+                    g = row / (abs(W[k, c]) + eps)  # (10)
+                    wn = mu * V[k, c] / (g + mu)  # (11)
+                    d = abs(wn - W[k, c])
                     if d > delta:
                         delta = d
+                    W_new[k, c] = wn
             W[:, :] = W_new
             if delta < inner_tol:
                 break
-        # b-step (12) with the current E and P; R = Y − XᵀP − Z/μ (row-major order throughout)
-        inv_mu = 1.0 / mu
-        b[:] = 0.0
-        for i in range(N):
-            for c in range(C):
-                R[i, c] = y[i] - XP[i, c] - Z[i, c] * inv_mu
-                b[c] += R[i, c] - E[i, c]
+        # Σ_i of the pending multiplier update, then the b-step (12)
         for c in range(C):
-            b[c] /= N
-        # E-step (13)-(15) on S = R − 1bᵀ; then R ← M_ − E = S + XᵀP − E for the P-step
-        w = lam / mu
-        for i in range(N):
+            sum_z[c] += mu_prev * (sum_e[c] - sum_y + sum_xp[c] + N * b_prev[c])
+        for c in range(C):
+            b[c] = (sum_y - sum_xp[c] - sum_z[c] * inv_mu - sum_e[c]) / N
+        for k in range(M):
             for c in range(C):
-                S = R[i, c] - b[c]
-                e = S
-                if y[i] * S > 0.0:
+                PW[k, c] = P[k, c]
+                PW[k, C + c] = W[k, c]
+                T[k, c] = 0.0
+        for c in range(C):
+            sum_e[c] = 0.0
+        w = lam / mu
+        shrink = 1.0 / (1.0 + 2.0 * w)
+        r_e = 0.0
+        loss = 0.0
+        # the row sweep, in blocks of rows: x_iᵀ[P W] and the Xᵀ(M_ − E) update by BLAS per block
+        for i0 in range(0, N, block):
+            i1 = min(i0 + block, N)
+            nb = i1 - i0
+            Xb = X[i0:i1]
+            xpw = XPW[:nb]
+            rb = Rb[:nb]
+            np.dot(Xb, PW, xpw)
+            for j in range(nb):
+                i = i0 + j
+                yi = y[i]
+                for c in range(C):
+                    xp = xpw[j, c]
+                    # pending (18) of the previous iteration: Z += μ(E − Y + XᵀP + 1bᵀ)
+                    d = E[i, c] - yi + xp + b_prev[c]
+                    r_e += d * d
+                    z = Z[i, c] + mu_prev * d
+                    Z[i, c] = z
+                    # E-step (13)-(15) on S = Y − XᵀP − Z/μ − 1bᵀ
+                    s = yi - xp - z * inv_mu - b[c]
+                    # (branch-free selects: the signs are data-dependent and mispredict)
+                    active = yi * s > 0.0
                     if p == 1:
-                        e = S - w if S > w else (S + w if S < -w else 0.0)  # (14)
+                        cut = min(max(s, -w), w)
+                        e = s - (cut if active else 0.0)  # (14): sgn(S)·max(|S| − λ/μ, 0)
                     else:
-                        e = S / (1.0 + 2.0 * w)  # (15)
-                E[i, c] = e
-                R[i, c] = S + XP[i, c] - e
-        # P-step (17)
-        T = np.dot(Xt, R)
+                        e = s * (shrink if active else 1.0)  # (15)
+                    E[i, c] = e
+                    sum_e[c] += e
+                    rb[j, c] = s + xp - e  # M_ − E
+                    slack = max(1.0 - yi * (xpw[j, C + c] + b[c]), 0.0)
+                    loss += slack if p == 1 else slack * slack
+            np.dot(Xb.T, rb, Tb)
+            for k in range(M):
+                for c in range(C):
+                    T[k, c] += Tb[k, c]
+        if t > 0:
+            rec[t - 1, 2] = np.sqrt(r_e)
+        # P-step (17): P = K(Xᵀ(M_ − E) + W − Q/μ)
         for k in range(M):
             for c in range(C):
                 T[k, c] += W[k, c] - Q[k, c] * inv_mu
-        np.dot(K, T, P)
-        np.dot(X, P, XP)
-        # multipliers (18) and the residuals
-        r_e = 0.0
-        for i in range(N):
+        for k in range(M):
             for c in range(C):
-                d = E[i, c] - y[i] + XP[i, c] + b[c]
-                r_e += d * d
-                Z[i, c] += mu * d
+                acc = 0.0
+                for j in range(M):
+                    acc += K[k, j] * T[j, c]
+                P[k, c] = acc
+        for c in range(C):
+            acc = 0.0
+            for k in range(M):
+                acc += sum_x[k] * P[k, c]
+            sum_xp[c] = acc
+        # Q update of (18) (Z's is applied in the next sweep)
         r_pw = 0.0
         for k in range(M):
             for c in range(C):
                 d = P[k, c] - W[k, c]
                 r_pw += d * d
                 Q[k, c] += mu * d
+        for c in range(C):
+            b_prev[c] = b[c]
+        mu_prev = mu
         rec[t, 1] = np.sqrt(r_pw)
-        rec[t, 2] = np.sqrt(r_e)
         rec[t, 3] = mu
         rec[t, 4] = n_inner
         mu = min(rho * mu, mu_max)
-        obj = _objective_nb(X, y, W, b, lam, p, XW)
+        reg = 0.0
+        for k in range(M):
+            s = 0.0
+            for c in range(C):
+                s += abs(W[k, c])
+            reg += s * s
+        obj = 0.5 * reg + lam * loss
         rec[t, 0] = obj
         for k in range(M):
             acc = 0.0
@@ -516,6 +589,19 @@ def _alm_loop(
             acc += b[c]
         b_path[t] = acc / C
         if tol > 0.0 and abs(obj - obj_prev) < tol:
-            return t + 1, True
+            n_done = t + 1
+            converged = True
+            break
         obj_prev = obj
-    return max_iter, False
+    # the residual of the last multiplier update needs x_iᵀP once more
+    r_e = 0.0
+    for i0 in range(0, N, block):
+        i1 = min(i0 + block, N)
+        xp = Rb[: i1 - i0]
+        np.dot(X[i0:i1], P, xp)
+        for j in range(i1 - i0):
+            for c in range(C):
+                d = E[i0 + j, c] - y[i0 + j] + xp[j, c] + b[c]
+                r_e += d * d
+    rec[n_done - 1, 2] = np.sqrt(r_e)
+    return n_done, converged
