@@ -546,12 +546,7 @@ def _alm_loop(
         for k in range(M):
             for c in range(C):
                 T[k, c] += W[k, c] - Q[k, c] * inv_mu
-        for k in range(M):
-            for c in range(C):
-                acc = 0.0
-                for j in range(M):
-                    acc += K[k, j] * T[j, c]
-                P[k, c] = acc
+        np.dot(K, T, P)
         for c in range(C):
             acc = 0.0
             for k in range(M):
