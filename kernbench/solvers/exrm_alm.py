@@ -213,8 +213,9 @@ def exrm_alm(
     record_path : bool
         Keep the ensemble mean after every iteration (for staged predictions).
     engine : {"numba", "numpy"}
-        The compiled loop (one fused pass over the N × C arrays per step), or the vectorised
-        numpy reference it is tested against. The numba engine records no per-iteration time.
+        The compiled loop (one sweep over the rows of X per iteration), or the vectorised numpy
+        reference, in the printed order, it is tested against. The numba engine records no
+        per-iteration time.
 
     Returns
     -------
