@@ -73,7 +73,7 @@ def main() -> None:
         "--variant",
         action="append",
         default=[],
-        help='another CGENS setting, label:json, e.g. \'old:{"solver_tol": 1e-3}\'',
+        help="another CGENS setting, label:json, e.g. 'old:{\"solver_tol\": 1e-3}'",
     )
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
