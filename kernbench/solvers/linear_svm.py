@@ -442,15 +442,14 @@ class RestrictedLinearSVM:
         return float(alpha.sum()) - 0.5 * q
 
     # --- solve ---------------------------------------------------------------------------------
-    def solve(self, tol: float | None = None, max_epochs: int | None = None) -> SolveInfo:
-        """Re-solve from the current α (warm start). Returns the :class:`SolveInfo`."""
-        tol = self.tol if tol is None else float(tol)
-        max_epochs = self.max_epochs if max_epochs is None else int(max_epochs)
+    def _smo(self, G: np.ndarray, tol: float, max_steps: int) -> tuple[int, float, bool]:
+        """SMO in chunks of ``3·m`` pair updates; after a chunk that did not converge, one
+        Newton step on the free α's (below). Returns (steps, violation, converged)."""
         m = self.y.shape[0]
-        if self.bias_mode == "exact":
-            w = self._rmatvec(self.y * self.alpha)
-            G = self.y * self._matvec(w) - 1.0
-            steps, viol, ok = smo_solve(
+        chunk = 3 * m
+        steps = 0
+        while True:
+            n, viol, ok = smo_solve(
                 self._use_gram,
                 self._K,
                 self._Phi,
@@ -461,8 +460,59 @@ class RestrictedLinearSVM:
                 G,
                 self.C,
                 tol,
-                max_epochs * m,
+                min(chunk, max_steps - steps),
             )
+            steps += int(n)
+            if ok or steps >= max_steps:
+                return steps, viol, ok
+            if self._free_set_newton_step(G):
+                G[:] = self.y * self._matvec(self._rmatvec(self.y * self.alpha)) - 1.0
+
+    def _free_set_newton_step(self, G: np.ndarray) -> bool:
+        """Minimise the dual along the Newton direction of the free α's, clipped to the box.
+
+        Pairwise updates stall when the free block of Q = (yyᵀ)∘ΦΦᵀ is singular (more free α's
+        than columns). The direction d solves the KKT system of the equality-constrained QP on the
+        free set F, Q_FF d + y_F λ = −G_F, y_Fᵀd = 0 (least squares: Q_FF may be singular); α
+        moves by t·d with t the exact line minimum, capped where the first α reaches a bound.
+        Returns whether α changed. yᵀα is kept (y_Fᵀd = 0 is enforced by projection).
+        """
+        y, a, C = self.y, self.alpha, self.C
+        F = np.flatnonzero((a > 0.0) & (a < C))
+        if F.size < 2:
+            return False
+        Z = y[F, None] * self._Phi[F, : self._J]  # rows of y∘Φ on F: Q_FF = Z Zᵀ
+        k = F.size
+        A = np.zeros((k + 1, k + 1))
+        A[:k, :k] = Z @ Z.T
+        A[:k, k] = y[F]
+        A[k, :k] = y[F]
+        rhs = np.append(-G[F], 0.0)
+        d = np.linalg.lstsq(A, rhs, rcond=None)[0][:k]
+        d -= y[F] * (y[F] @ d) / k  # exactly y_Fᵀd = 0 (y_i² = 1)
+        slope = float(G[F] @ d)
+        if not slope < 0.0:
+            return False
+        v = Z.T @ d
+        curv = float(v @ v)
+        t = -slope / curv if curv > 1e-300 else np.inf
+        with np.errstate(divide="ignore"):
+            caps = np.where(d > 0, (C - a[F]) / d, np.where(d < 0, -a[F] / d, np.inf))
+        t = min(t, float(caps.min()))
+        if not (np.isfinite(t) and t > 0.0):
+            return False
+        a[F] = np.clip(a[F] + t * d, 0.0, C)
+        return True
+
+    def solve(self, tol: float | None = None, max_epochs: int | None = None) -> SolveInfo:
+        """Re-solve from the current α (warm start). Returns the :class:`SolveInfo`."""
+        tol = self.tol if tol is None else float(tol)
+        max_epochs = self.max_epochs if max_epochs is None else int(max_epochs)
+        m = self.y.shape[0]
+        if self.bias_mode == "exact":
+            w = self._rmatvec(self.y * self.alpha)
+            G = self.y * self._matvec(w) - 1.0
+            steps, viol, ok = self._smo(G, tol, max_epochs * m)
             self._w = np.append(self._rmatvec(self.y * self.alpha), 0.0)
             G = self.y * self._matvec(self._w[: self._J]) - 1.0  # fresh gradient (no drift)
             self.b = -libsvm_rho(G, self.y, self.alpha, self.C)

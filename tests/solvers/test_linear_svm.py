@@ -206,3 +206,52 @@ def test_a_real_valued_column_turns_the_buffer_into_float64():
     ref, w_ref, _ = _cvxpy_svm(full, y, C, bias_regularised=False)
     assert abs(info.primal - ref) / ref < 1e-6
     np.testing.assert_allclose(svm.w, w_ref, atol=1e-4)
+
+
+def test_free_set_newton_step_descends_and_keeps_the_constraints():
+    """More free α's than columns (a singular free block): the step lowers f(α) = ½αᵀQα − 1ᵀα,
+    keeps yᵀα and the box."""
+    H, y = _sign_problem(seed=19, m=90, J=5)
+    C = 10.0
+    svm = RestrictedLinearSVM(y, C, tol=1e-10, max_epochs=10**5)
+    svm.add_columns(H)
+    rng = np.random.default_rng(0)
+    svm.alpha = feasible_alpha(rng.uniform(0.5, C - 0.5, size=y.size), y)
+    Z = y[:, None] * H
+
+    def f(a):
+        v = Z.T @ a
+        return 0.5 * float(v @ v) - float(a.sum())
+
+    taken, start = 0, f(svm.alpha)
+    for _ in range(20):
+        before = svm.alpha.copy()
+        G = y * (H @ (H.T @ (y * before))) - 1.0
+        if svm._free_set_newton_step(G):
+            taken += 1
+            assert f(svm.alpha) <= f(before) + 1e-12 * abs(f(before))
+            assert float(y @ svm.alpha) == pytest.approx(float(y @ before), abs=1e-9)
+            assert svm.alpha.min() >= 0.0 and svm.alpha.max() <= C
+    assert taken >= 1 and f(svm.alpha) < start - 1e-3 * abs(start)
+
+
+def test_smo_with_newton_steps_matches_cvxpy_where_pairwise_updates_stall(monkeypatch):
+    H, y = _sign_problem(seed=24, m=150, J=15)
+    C = 10.0
+    calls = []
+    step = RestrictedLinearSVM._free_set_newton_step
+
+    def counted(self, G):
+        calls.append(step(self, G))
+        return calls[-1]
+
+    monkeypatch.setattr(RestrictedLinearSVM, "_free_set_newton_step", counted)
+    svm = RestrictedLinearSVM(y, C, tol=1e-9, max_epochs=10**5)
+    for j in range(H.shape[1]):
+        svm.add_columns(H[:, j])
+        info = svm.solve()
+    assert any(calls)  # the Newton step was needed and taken
+    ref, w_ref, b_ref = _cvxpy_svm(H, y, C, bias_regularised=False)
+    assert info.stop_rule == "tol"
+    assert abs(info.primal - ref) / ref < 1e-6
+    np.testing.assert_allclose(svm.w, w_ref, atol=1e-4)
