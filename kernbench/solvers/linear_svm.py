@@ -257,6 +257,36 @@ def dcd_solve(Phi, J, bias, y, alpha, w, C, tol, max_epochs, seed):  # pragma: n
     return epoch, violation, False
 
 
+@numba.njit(cache=True, fastmath={"reassoc", "contract"})
+def _phi_matvec(Phi, J, v):  # pragma: no cover - numba
+    """Φv over the first J columns of the (int8) column buffer, accumulated in float64."""
+    m = Phi.shape[0]
+    out = np.empty(m)
+    for i in range(m):
+        s = 0.0
+        for k in range(J):
+            s += v[k] * Phi[i, k]
+        out[i] = s
+    return out
+
+
+@numba.njit(cache=True, fastmath={"reassoc", "contract"})
+def _phi_rmatvec(Phi, J, u):  # pragma: no cover - numba
+    """Φᵀu over the first J columns of the (int8) column buffer, accumulated in float64."""
+    m = Phi.shape[0]
+    out = np.zeros(J)
+    for i in range(m):
+        ui = u[i]
+        for k in range(J):
+            out[k] += ui * Phi[i, k]
+    return out
+
+
+def _is_sign_valued(H: np.ndarray) -> bool:
+    """All entries in {−1, 0, +1}: the columns are stored exactly as int8."""
+    return bool(np.all((H == 1.0) | (H == -1.0) | (H == 0.0)))
+
+
 class RestrictedLinearSVM:
     """Warm-startable solver of the restricted SVM (1)/(2) over a growing column matrix.
 
@@ -316,7 +346,10 @@ class RestrictedLinearSVM:
         self.alpha = np.clip(np.array(a, dtype=np.float64), 0.0, self.C)
         if bias_mode == "exact":
             self.alpha = feasible_alpha(self.alpha, self.y)
-        self._Phi = np.zeros((m, 16))
+        # columns with entries in {−1, 0, +1} (stumps, perceptrons) are stored as int8: exact, and
+        # the dual CD's row reads (its memory traffic) shrink 8×; the first other column turns the
+        # buffer into float64 for good
+        self._Phi = np.zeros((m, 16), dtype=np.int8)
         self._J = 0
         self._use_gram = bias_mode == "exact" and m <= gram_max_rows  # dual CD never reads it
         self._K = np.zeros((m, m)) if self._use_gram else np.zeros((1, 1))
@@ -332,8 +365,21 @@ class RestrictedLinearSVM:
 
     @property
     def columns(self) -> np.ndarray:
-        """The column matrix Φ = H_𝒲 (view, shape (m, J))."""
-        return self._Phi[:, : self._J]
+        """The column matrix Φ = H_𝒲 (shape (m, J); a float64 copy when stored as int8)."""
+        Phi = self._Phi[:, : self._J]
+        return Phi if Phi.dtype == np.float64 else Phi.astype(np.float64)
+
+    def _matvec(self, v: np.ndarray) -> np.ndarray:
+        """Φv."""
+        if self._Phi.dtype == np.float64:
+            return self._Phi[:, : self._J] @ v
+        return _phi_matvec(self._Phi, self._J, np.ascontiguousarray(v, dtype=np.float64))
+
+    def _rmatvec(self, u: np.ndarray) -> np.ndarray:
+        """Φᵀu."""
+        if self._Phi.dtype == np.float64:
+            return self._Phi[:, : self._J].T @ u
+        return _phi_rmatvec(self._Phi, self._J, np.ascontiguousarray(u, dtype=np.float64))
 
     @property
     def w(self) -> np.ndarray:
@@ -341,7 +387,7 @@ class RestrictedLinearSVM:
 
     def decision_train(self) -> np.ndarray:
         """Training decision values Φw + b."""
-        return self.columns @ self._w[: self._J] + self.b
+        return self._matvec(self._w[: self._J]) + self.b
 
     def add_columns(self, H_new: np.ndarray) -> np.ndarray:
         """Append columns (shape (m,) or (m, k)); α is kept (warm start), w gains H_newᵀ(y∘α).
@@ -354,10 +400,15 @@ class RestrictedLinearSVM:
         m, k = H_new.shape
         if m != self.y.shape[0]:
             raise ValueError(f"column length {m} != number of samples {self.y.shape[0]}")
-        if self._J + k > self._Phi.shape[1]:
-            cap = max(2 * self._Phi.shape[1], self._J + k)
-            grown = np.zeros((m, cap))
-            grown[:, : self._J] = self.columns
+        dtype = self._Phi.dtype
+        if dtype != np.float64 and not _is_sign_valued(H_new):
+            dtype = np.dtype(np.float64)
+        if self._J + k > self._Phi.shape[1] or dtype != self._Phi.dtype:
+            cap = self._Phi.shape[1]
+            if self._J + k > cap:
+                cap = max(2 * cap, self._J + k)
+            grown = np.zeros((m, cap), dtype=dtype)
+            grown[:, : self._J] = self._Phi[:, : self._J]
             self._Phi = grown
         self._Phi[:, self._J : self._J + k] = H_new
         self._J += k
@@ -377,30 +428,28 @@ class RestrictedLinearSVM:
         """½||w||² + C·Σ hinge (``liblinear``: + ½b²) at (w, b) (default: the current solution)."""
         w = self._w[: self._J] if w is None else w
         b = self.b if b is None else b
-        margins = self.y * (self.columns @ w + b)
+        margins = self.y * (self._matvec(w) + b)
         reg = 0.5 * float(w @ w) + (0.5 * b * b if self.bias_mode == "liblinear" else 0.0)
         return reg + self.C * float(np.maximum(0.0, 1.0 - margins).sum())
 
     def dual_objective(self, alpha: np.ndarray | None = None) -> float:
         """1ᵀα − ½||Φᵀ(y∘α)||² (``liblinear``: − ½(yᵀα)² for the bias feature)."""
         alpha = self.alpha if alpha is None else alpha
-        v = self.columns.T @ (self.y * alpha)
+        v = self._rmatvec(self.y * alpha)
         q = float(v @ v)
         if self.bias_mode == "liblinear":
             q += float(self.y @ alpha) ** 2
         return float(alpha.sum()) - 0.5 * q
 
     # --- solve ---------------------------------------------------------------------------------
-    def solve(self, tol: float | None = None, max_epochs: int | None = None) -> SolveInfo:
-        """Re-solve from the current α (warm start). Returns the :class:`SolveInfo`."""
-        tol = self.tol if tol is None else float(tol)
-        max_epochs = self.max_epochs if max_epochs is None else int(max_epochs)
-        Phi = self.columns
+    def _smo(self, G: np.ndarray, tol: float, max_steps: int) -> tuple[int, float, bool]:
+        """SMO in chunks of ``3·m`` pair updates; after a chunk that did not converge, one
+        Newton step on the free α's (below). Returns (steps, violation, converged)."""
         m = self.y.shape[0]
-        if self.bias_mode == "exact":
-            w = Phi.T @ (self.y * self.alpha)
-            G = self.y * (Phi @ w) - 1.0
-            steps, viol, ok = smo_solve(
+        chunk = 3 * m
+        steps = 0
+        while True:
+            n, viol, ok = smo_solve(
                 self._use_gram,
                 self._K,
                 self._Phi,
@@ -411,14 +460,65 @@ class RestrictedLinearSVM:
                 G,
                 self.C,
                 tol,
-                max_epochs * m,
+                min(chunk, max_steps - steps),
             )
-            self._w = np.append(Phi.T @ (self.y * self.alpha), 0.0)
-            G = self.y * (Phi @ self._w[: self._J]) - 1.0  # fresh gradient (no drift)
+            steps += int(n)
+            if ok or steps >= max_steps:
+                return steps, viol, ok
+            if self._free_set_newton_step(G):
+                G[:] = self.y * self._matvec(self._rmatvec(self.y * self.alpha)) - 1.0
+
+    def _free_set_newton_step(self, G: np.ndarray) -> bool:
+        """Minimise the dual along the Newton direction of the free α's, clipped to the box.
+
+        Pairwise updates stall when the free block of Q = (yyᵀ)∘ΦΦᵀ is singular (more free α's
+        than columns). The direction d solves the KKT system of the equality-constrained QP on the
+        free set F, Q_FF d + y_F λ = −G_F, y_Fᵀd = 0 (least squares: Q_FF may be singular); α
+        moves by t·d with t the exact line minimum, capped where the first α reaches a bound.
+        Returns whether α changed. yᵀα is kept (y_Fᵀd = 0 is enforced by projection).
+        """
+        y, a, C = self.y, self.alpha, self.C
+        F = np.flatnonzero((a > 0.0) & (a < C))
+        if F.size < 2:
+            return False
+        Z = y[F, None] * self._Phi[F, : self._J]  # rows of y∘Φ on F: Q_FF = Z Zᵀ
+        k = F.size
+        A = np.zeros((k + 1, k + 1))
+        A[:k, :k] = Z @ Z.T
+        A[:k, k] = y[F]
+        A[k, :k] = y[F]
+        rhs = np.append(-G[F], 0.0)
+        d = np.linalg.lstsq(A, rhs, rcond=None)[0][:k]
+        d -= y[F] * (y[F] @ d) / k  # exactly y_Fᵀd = 0 (y_i² = 1)
+        slope = float(G[F] @ d)
+        if not slope < 0.0:
+            return False
+        v = Z.T @ d
+        curv = float(v @ v)
+        t = -slope / curv if curv > 1e-300 else np.inf
+        with np.errstate(divide="ignore"):
+            caps = np.where(d > 0, (C - a[F]) / d, np.where(d < 0, -a[F] / d, np.inf))
+        t = min(t, float(caps.min()))
+        if not (np.isfinite(t) and t > 0.0):
+            return False
+        a[F] = np.clip(a[F] + t * d, 0.0, C)
+        return True
+
+    def solve(self, tol: float | None = None, max_epochs: int | None = None) -> SolveInfo:
+        """Re-solve from the current α (warm start). Returns the :class:`SolveInfo`."""
+        tol = self.tol if tol is None else float(tol)
+        max_epochs = self.max_epochs if max_epochs is None else int(max_epochs)
+        m = self.y.shape[0]
+        if self.bias_mode == "exact":
+            w = self._rmatvec(self.y * self.alpha)
+            G = self.y * self._matvec(w) - 1.0
+            steps, viol, ok = self._smo(G, tol, max_epochs * m)
+            self._w = np.append(self._rmatvec(self.y * self.alpha), 0.0)
+            G = self.y * self._matvec(self._w[: self._J]) - 1.0  # fresh gradient (no drift)
             self.b = -libsvm_rho(G, self.y, self.alpha, self.C)
             n_iter = int(steps)
         else:
-            self._w = np.append(Phi.T @ (self.y * self.alpha), float(self.y @ self.alpha))
+            self._w = np.append(self._rmatvec(self.y * self.alpha), float(self.y @ self.alpha))
             self._calls += 1
             epochs, viol, ok = dcd_solve(
                 self._Phi,

@@ -121,3 +121,137 @@ def test_feasible_alpha_and_rho():
     ub = min(yG[1], yG[2], yG[3])  # lower & y=+1, upper & y=−1
     lb = yG[0]
     assert libsvm_rho(G, y, alpha, 1.0) == pytest.approx((ub + lb) / 2)
+
+
+def _sign_problem(seed: int = 11, m: int = 80, J: int = 12):
+    """Stump-like ±1 columns (and a few zeros, as a perceptron on its hyperplane gives)."""
+    X, y = _problem(seed=seed, m=m, J=J)
+    H = np.sign(X - 0.2)
+    H[:3, 0] = 0.0
+    return H, y
+
+
+@pytest.mark.parametrize("bias_mode", ["exact", "liblinear"])
+@pytest.mark.parametrize("gram_max_rows", [10_000, 0])
+def test_sign_valued_columns_stored_as_int8_match_cvxpy(bias_mode, gram_max_rows):
+    H, y = _sign_problem()
+    C = 3.0
+    svm = RestrictedLinearSVM(
+        y, C, bias_mode=bias_mode, tol=1e-10, max_epochs=10**5, gram_max_rows=gram_max_rows
+    )
+    for j in range(H.shape[1]):  # warm-started column by column, as CGENS adds them
+        svm.add_columns(H[:, j])
+        info = svm.solve()
+    assert svm._Phi.dtype == np.int8  # the compact storage is the one under test
+    ref, w_ref, b_ref = _cvxpy_svm(H, y, C, bias_regularised=bias_mode == "liblinear")
+    assert abs(info.primal - ref) / ref < 1e-6
+    np.testing.assert_allclose(svm.w, w_ref, atol=1e-4)
+    np.testing.assert_array_equal(svm.columns, H)
+    np.testing.assert_allclose(svm.decision_train(), H @ svm.w + svm.b, rtol=1e-12, atol=1e-12)
+    assert svm.dual_objective() == pytest.approx(
+        float(svm.alpha.sum())
+        - 0.5 * float(np.sum((H.T @ (y * svm.alpha)) ** 2))
+        - (0.5 * float(y @ svm.alpha) ** 2 if bias_mode == "liblinear" else 0.0),
+        rel=1e-12,
+    )
+
+
+def test_int8_storage_gives_the_float64_iterates():
+    """Dual CD: the same α after every capped warm-started solve, Φ held as int8 or float64."""
+    H, y = _sign_problem(seed=13, J=10)
+    C = 1.5
+    compact = RestrictedLinearSVM(y, C, bias_mode="liblinear", tol=1e-3, max_epochs=20)
+    wide = RestrictedLinearSVM(y, C, bias_mode="liblinear", tol=1e-3, max_epochs=20)
+    wide._Phi = wide._Phi.astype(np.float64)  # the previous, float64 buffer
+    for j in range(H.shape[1]):
+        compact.add_columns(H[:, j])
+        wide.add_columns(H[:, j])
+        a, b = compact.solve(), wide.solve()
+        assert compact._Phi.dtype == np.int8 and wide._Phi.dtype == np.float64
+        assert a.n_iter == b.n_iter and a.stop_rule == b.stop_rule
+        np.testing.assert_allclose(compact.alpha, wide.alpha, rtol=0, atol=1e-12)
+        assert a.primal == pytest.approx(b.primal, rel=1e-12)
+
+
+def test_int8_storage_exact_mode_reaches_the_float64_optimum():
+    """SMO: its gradient differs from the float64 one by rounding only, which may break a tie
+    of the working-set choice differently; the optimum (w, b, objective) is the same."""
+    H, y = _sign_problem(seed=13, J=10)
+    C = 1.5
+    compact = RestrictedLinearSVM(y, C, tol=1e-10, max_epochs=10**5)
+    wide = RestrictedLinearSVM(y, C, tol=1e-10, max_epochs=10**5)
+    wide._Phi = wide._Phi.astype(np.float64)
+    for j in range(H.shape[1]):
+        compact.add_columns(H[:, j])
+        wide.add_columns(H[:, j])
+        a, b = compact.solve(), wide.solve()
+        assert a.primal == pytest.approx(b.primal, rel=1e-9)
+        np.testing.assert_allclose(compact.w, wide.w, atol=1e-6)
+        assert compact.b == pytest.approx(wide.b, abs=1e-6)
+
+
+def test_a_real_valued_column_turns_the_buffer_into_float64():
+    H, y = _sign_problem(seed=17, J=6)
+    X, _ = _problem(seed=17, m=H.shape[0], J=2)
+    C = 2.0
+    svm = RestrictedLinearSVM(y, C, tol=1e-10, max_epochs=10**5)
+    svm.add_columns(H)
+    svm.solve()
+    assert svm._Phi.dtype == np.int8
+    svm.add_columns(X)  # e.g. Fourier features: not sign-valued
+    info = svm.solve()
+    assert svm._Phi.dtype == np.float64
+    full = np.column_stack([H, X])
+    np.testing.assert_array_equal(svm.columns, full)
+    ref, w_ref, _ = _cvxpy_svm(full, y, C, bias_regularised=False)
+    assert abs(info.primal - ref) / ref < 1e-6
+    np.testing.assert_allclose(svm.w, w_ref, atol=1e-4)
+
+
+def test_free_set_newton_step_descends_and_keeps_the_constraints():
+    """More free α's than columns (a singular free block): the step lowers f(α) = ½αᵀQα − 1ᵀα,
+    keeps yᵀα and the box."""
+    H, y = _sign_problem(seed=19, m=90, J=5)
+    C = 10.0
+    svm = RestrictedLinearSVM(y, C, tol=1e-10, max_epochs=10**5)
+    svm.add_columns(H)
+    rng = np.random.default_rng(0)
+    svm.alpha = feasible_alpha(rng.uniform(0.5, C - 0.5, size=y.size), y)
+    Z = y[:, None] * H
+
+    def f(a):
+        v = Z.T @ a
+        return 0.5 * float(v @ v) - float(a.sum())
+
+    taken, start = 0, f(svm.alpha)
+    for _ in range(20):
+        before = svm.alpha.copy()
+        G = y * (H @ (H.T @ (y * before))) - 1.0
+        if svm._free_set_newton_step(G):
+            taken += 1
+            assert f(svm.alpha) <= f(before) + 1e-12 * abs(f(before))
+            assert float(y @ svm.alpha) == pytest.approx(float(y @ before), abs=1e-9)
+            assert svm.alpha.min() >= 0.0 and svm.alpha.max() <= C
+    assert taken >= 1 and f(svm.alpha) < start - 1e-3 * abs(start)
+
+
+def test_smo_with_newton_steps_matches_cvxpy_where_pairwise_updates_stall(monkeypatch):
+    H, y = _sign_problem(seed=24, m=150, J=15)
+    C = 10.0
+    calls = []
+    step = RestrictedLinearSVM._free_set_newton_step
+
+    def counted(self, G):
+        calls.append(step(self, G))
+        return calls[-1]
+
+    monkeypatch.setattr(RestrictedLinearSVM, "_free_set_newton_step", counted)
+    svm = RestrictedLinearSVM(y, C, tol=1e-9, max_epochs=10**5)
+    for j in range(H.shape[1]):
+        svm.add_columns(H[:, j])
+        info = svm.solve()
+    assert any(calls)  # the Newton step was needed and taken
+    ref, w_ref, b_ref = _cvxpy_svm(H, y, C, bias_regularised=False)
+    assert info.stop_rule == "tol"
+    assert abs(info.primal - ref) / ref < 1e-6
+    np.testing.assert_allclose(svm.w, w_ref, atol=1e-4)
