@@ -142,3 +142,14 @@ def test_shared_learners_are_the_special_case_of_multiboost():
     ref = solve_shared_lbfgsb(H, y, C, np.zeros((J, K)), **TIGHT_LBFGSB)
     assert res.objective == pytest.approx(ref.objective, rel=1e-6)
     np.testing.assert_allclose(res.w.reshape(J, K), ref.W, atol=1e-4)
+
+
+def test_columns_other_than_plus_minus_one_are_refused():
+    # the columns are kept as int8 and (12) assumes δh ∈ {−1, 0, +1}: a real-valued or 0 entry
+    # must be an error, not a silent truncation
+    H, y, vc, vk, K = _problem()
+    for bad in (0.5, 0.0, 2.0):
+        H2 = H.copy()
+        H2[3, 4] = bad
+        with pytest.raises(ValueError, match="±1"):
+            fcd_solve(H2, y, 10.0, np.zeros(vc.size), vc, vk, K)
