@@ -561,7 +561,13 @@ def _parse_table(
             dpath = f"table.reference.datasets.{label}"
             if label not in ds_labels:
                 raise ck.fail(dpath, f"no dataset labelled {label!r}{_suggest(label, ds_labels)}")
-            ck.string(other, dpath)
+            if isinstance(other, Mapping):  # {dataset: NAME, <column>: value, ...}: a row filter
+                if "dataset" not in other:
+                    raise ck.fail(dpath, "a dataset filter needs the key 'dataset'")
+                ck.string(other["dataset"], f"{dpath}.dataset")
+                _check_plain(ck, other, dpath)
+            else:
+                ck.string(other, dpath)
         kw["reference_datasets"] = dict(ref_ds)
     return TableSpec(**kw)
 
