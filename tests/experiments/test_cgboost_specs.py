@@ -54,7 +54,7 @@ def test_table5_spec_sizes_validation_count_and_reference():
     for m in spec.methods:
         assert m.params["validation_fraction"] == 2000 and m.params["termination"] == "TR3"
         CGBoost(**m.params)
-    assert spec.table.value == "n_iter"
+    assert spec.table.value == "n_iter" and len(spec.methods) == 3
     ref = load_reference(spec.table.reference)
     kw = dict(
         reference_methods=spec.table.reference_methods,

@@ -19,7 +19,7 @@ EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
         ("lin_li_fig2", 4, 300),
         ("cgens_fig1", 2, 300),
         ("cgens_fig2", 8, None),
-        ("cgboost_fig1", 35, 50),
+        ("cgboost_fig1", 45, 50),
         ("cgboost_fig4", 8, None),
     ],
 )
