@@ -32,7 +32,8 @@ class CellRecord:
     status : str
         One of :data:`STATUSES`.
     test_error, train_error : float or None
-        Fractions in [0, 1].
+        Fractions in [0, 1] (None for a regressor: its RMSEs are ``result["test_rmse"]`` and
+        ``result["train_rmse"]``).
     params : dict
         The chosen hyper-parameters.
     result : dict
@@ -95,6 +96,9 @@ VALUES: dict[str, Value] = {
         Value("predict_time_s", "Predict time (s)", in_result=True),
         Value("select_time_s", "Selection time (s)", in_result=True),
         Value("model_size", "Model size", in_result=True),
+        Value("n_iter", "Iterations", in_result=True),
+        Value("test_rmse", "Test RMSE", in_result=True),
+        Value("train_rmse", "Training RMSE", in_result=True),
     )
 }
 PERCENT_VALUES = tuple(n for n, v in VALUES.items() if v.percent)

@@ -146,7 +146,8 @@ class TableSpec:
     reference : str or None
         A CSV of published numbers shown beside ours; in a spec, ``reference.file`` (relative to
         the spec) with ``reference.methods`` (our label -> filters on the CSV's columns) and
-        ``reference.datasets`` (our label -> the CSV's dataset name).
+        ``reference.datasets`` (our label -> the CSV's dataset name, or a mapping
+        ``{dataset: NAME, <column>: value}`` that also filters on other columns).
     reference_methods, reference_datasets : dict
         ``reference.methods`` and ``reference.datasets`` of the spec.
     significance : float
@@ -158,7 +159,7 @@ class TableSpec:
     format: Literal["md", "latex", "csv"] = "md"
     reference: str | None = None
     reference_methods: dict[str, dict[str, Any]] = field(default_factory=dict)
-    reference_datasets: dict[str, str] = field(default_factory=dict)
+    reference_datasets: dict[str, Any] = field(default_factory=dict)
     significance: float = 0.05
 
 

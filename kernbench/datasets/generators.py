@@ -1,4 +1,5 @@
-"""Synthetic datasets: Breiman's twonorm, threenorm, ringnorm and the CGENS 2-D circle toy.
+"""Synthetic datasets: Breiman's twonorm, threenorm, ringnorm, the CGENS 2-D circle toy and the
+CG-Boost toy regression.
 
 Definitions follow Breiman (1996; mlbench; DELVE) and Shen & Liu Fig. 1 (docs/datasets.md). Labels
 are drawn from a fair coin (equiprobable classes), +1 for the first-named class. Each generator also
@@ -6,7 +7,7 @@ has its Bayes-optimal decision (``*_bayes_decision``), used by the figure code (
 draws the threenorm boundary) and by the tests, which check the Bayes error rates.
 
 Every function takes a ``numpy.random.Generator`` and returns ``(X, y)`` with ``X`` float64 of shape
-``(n, d)`` and ``y`` int64 in {-1, +1}.
+``(n, d)`` and ``y`` int64 in {-1, +1} (the regression toy: ``y`` float64).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ __all__ = [
     "threenorm",
     "ringnorm",
     "circle",
+    "cgboost_toy",
+    "cgboost_toy_target",
     "twonorm_bayes_decision",
     "threenorm_bayes_decision",
     "ringnorm_bayes_decision",
@@ -96,6 +99,28 @@ def circle(
     radius = math.sqrt(2.0 * math.log(2.0)) if radius is None else radius
     X = rng.standard_normal((n, 2))
     y = np.where(np.einsum("ij,ij->i", X, X) <= radius**2, 1, -1).astype(np.int64)
+    return X, y
+
+
+#: the four RBF centres of the CG-Boost toy target (Bi, Zhang & Bennett Sec. 2, Fig. 1)
+CGBOOST_TOY_CENTRES = np.array([[0.5, 0.5], [-0.5, 0.5], [0.5, -0.5], [-0.5, -0.5]])
+
+
+def cgboost_toy_target(X: np.ndarray, sigma2: float = 0.1) -> np.ndarray:
+    """The CG-Boost Fig. 1 target f(x) = x₁ + 2x₂ + Σᵢ exp(−‖x − cᵢ‖²/σ²), cᵢ = (±½, ±½)."""
+    X = np.asarray(X, dtype=float)
+    d2 = ((X[:, None, :] - CGBOOST_TOY_CENTRES[None, :, :]) ** 2).sum(axis=2)
+    return X[:, 0] + 2.0 * X[:, 1] + np.exp(-d2 / sigma2).sum(axis=1)
+
+
+def cgboost_toy(
+    n: int, rng: np.random.Generator, sigma2: float = 0.1, noise: float = 0.05
+) -> tuple[np.ndarray, np.ndarray]:
+    """CG-Boost toy regression (Fig. 1): x ~ U[−1, 1]², y = f(x) + N(0, noise²) (float64 y)."""
+    X = rng.uniform(-1.0, 1.0, size=(n, 2))
+    y = cgboost_toy_target(X, sigma2)
+    if noise > 0:
+        y = y + noise * rng.standard_normal(n)
     return X, y
 
 

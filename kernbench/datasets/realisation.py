@@ -59,7 +59,8 @@ class Realisation:
     Attributes
     ----------
     X_train, X_test : ndarray of float64, shape (n, d)
-    y_train, y_test : ndarray of int64; {-1, +1} for binary tasks, 0..K-1 for multi-class
+    y_train, y_test : ndarray of int64; {-1, +1} for binary tasks, 0..K-1 for multi-class (float64
+        targets for regression tasks)
     info : dict
         ``dataset``, ``index``, ``realisation`` (1-based), ``split`` (kind, see module doc),
         ``source`` (which data were used), ``files``, ``n_train``, ``n_test``, ``d``, ``seed``,
@@ -268,7 +269,7 @@ def make_realisation(
             protocol.train_size,
             protocol.test_size,
             seed=split_seed,
-            stratify=protocol.stratify,
+            stratify=protocol.stratify and entry.task != "regression",
         )
         info["seed"], info["stratified"] = split_seed, strat
         Xtr, ytr, Xte, yte = pool.X[tr], pool.y[tr], pool.X[te], pool.y[te]
@@ -332,11 +333,14 @@ def _generated(
     entry: DatasetEntry, opts: dict[str, Any], index: int, seed: int, info: dict[str, Any]
 ) -> tuple[np.ndarray, ...]:
     fn = getattr(generators, entry.recipe["function"])
-    params = {k: opts[k] for k in ("d", "a", "radius") if k in opts}
+    params = {k: opts[k] for k in ("d", "a", "radius", "sigma2", "noise") if k in opts}
     rng_tr = np.random.default_rng(derive_seed(seed, entry.name, index, "train"))
     rng_te = np.random.default_rng(derive_seed(seed, entry.name, index, "test"))
     Xtr, ytr = fn(opts["n_train"], rng_tr, **params)
-    Xte, yte = fn(opts["n_test"], rng_te, **params)
+    test_params = dict(params)
+    if "test_noise" in opts:  # regression toys: the test targets' own noise (0 = the target)
+        test_params["noise"] = opts["test_noise"]
+    Xte, yte = fn(opts["n_test"], rng_te, **test_params)
     info.update(
         split="generated",
         source=f"generator {entry.recipe['function']}{params}",
@@ -363,8 +367,15 @@ def _finish(
     yte: np.ndarray,
 ) -> Realisation:
     Xtr, Xte = np.array(Xtr, dtype=np.float64), np.array(Xte, dtype=np.float64)
-    ytr, yte = np.array(ytr, dtype=np.int64), np.array(yte, dtype=np.int64)
+    regression = entry.task == "regression"
+    y_type = np.float64 if regression else np.int64
+    ytr, yte = np.array(ytr, dtype=y_type), np.array(yte, dtype=y_type)
     info["per_class"] = None
+    if regression and (protocol.per_class is not None or opts.get("label_noise")):
+        raise DataError(
+            f"dataset {entry.name!r} is a regression task: protocol.per_class and the option "
+            "label_noise need class labels"
+        )
     if protocol.per_class is not None:
         keep = per_class_subsample(
             ytr, protocol.per_class, seed=derive_seed(seed, entry.name, index, "per_class")

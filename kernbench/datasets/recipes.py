@@ -2,8 +2,8 @@
 
 The catalogue names a recipe (``recipe.kind``) with its arguments; this module implements each one.
 Labels: binary -> {-1, +1} (``recipe.positive`` lists the raw labels mapped to +1); multi-class ->
-0..K-1 in sorted order of the raw labels. Parsed pools are cached per process
-(:func:`load_pool`, ``functools.lru_cache``) and returned read-only.
+0..K-1 in sorted order of the raw labels; regression -> the float64 targets. Parsed pools are
+cached per process (:func:`load_pool`, ``functools.lru_cache``) and returned read-only.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class Pool:
     Attributes
     ----------
     X : ndarray, shape (n, d), float64 (read-only)
-    y : ndarray, shape (n,), int64 (read-only); {-1, +1} or 0..K-1
+    y : ndarray, shape (n,), int64 (read-only); {-1, +1} or 0..K-1 (regression: float64 targets)
     train_mask : ndarray of bool or None
         The standard train/test partition for ``predefined: fixed`` datasets.
     files : tuple of str
@@ -282,6 +282,8 @@ def _sklearn(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any
     X, target = np.asarray(bunch.data, dtype=np.float64), np.asarray(bunch.target)
     if entry.task == "binary":  # breast_cancer: target 0 = malignant -> +1
         y = np.where(target == 0, 1, -1).astype(np.int64)
+    elif entry.task == "regression":  # diabetes: the real-valued target as it is
+        y = target.astype(np.float64)
     else:
         y = target.astype(np.int64)
     return Pool(X, y, None, (), ("embedded",))
@@ -353,7 +355,7 @@ def pool_from_entry(entry: DatasetEntry, options: dict[str, Any] | None = None) 
         X = pool.X
     return Pool(
         _frozen(X),
-        _frozen(pool.y.astype(np.int64)),
+        _frozen(pool.y.astype(np.float64 if entry.task == "regression" else np.int64)),
         None if pool.train_mask is None else _frozen(pool.train_mask),
         pool.files,
         pool.flags,

@@ -115,9 +115,14 @@ def validate_entry(
             )
     e = dict(e)
     ck.string(e["name"], f"{path}.name", pattern=_NAME_RE)
-    task = ck.choice(e["task"], f"{path}.task", ("binary", "multiclass"))
+    # regression entries (real targets, ``classes: 0``) exist in the package catalogue only: the
+    # file recipes a user catalogue can name read class labels
+    tasks = ("binary", "multiclass") + (("regression",) if base_dir is None else ())
+    task = ck.choice(e["task"], f"{path}.task", tasks)
     ck.integer(e["d"], f"{path}.d", low=1)
-    classes = ck.integer(e["classes"], f"{path}.classes", low=2)
+    classes = ck.integer(e["classes"], f"{path}.classes", low=0 if task == "regression" else 2)
+    if task == "regression" and classes != 0:
+        raise ck.fail(f"{path}.classes", f"a regression task has 0 classes, got {classes}")
     if task == "binary" and classes != 2:
         raise ck.fail(f"{path}.classes", f"a binary task has 2 classes, got {classes}")
     if e.get("n") is not None:

@@ -79,7 +79,10 @@ class CGBoostBase(ColumnGenerationClassifier):
         "stratified": ["boolean"],
         "termination": [StrOptions(set(TERMINATION_RULES))],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "validation_fraction": [Interval(Real, 0, 1, closed="left")],
+        "validation_fraction": [
+            Interval(Real, 0, 1, closed="left"),
+            Interval(Integral, 1, None, closed="left"),
+        ],
         "patience": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left"), None],
         "sigma": [Interval(Real, 0, None, closed="neither"), None],
@@ -400,9 +403,10 @@ class CGBoost(CGBoostBase):
         TR4 (the ``max_iter`` cap) always applies.
     max_iter : int, default=1000
         Maximum columns generated (the path parameter).
-    validation_fraction : float, default=0.0
+    validation_fraction : float or int, default=0.0
         Stratified fraction of the training data held out as the validation set (TR3, and the
-        ``validation_error`` trace).
+        ``validation_error`` trace); an integer >= 1 is a number of points (the paper's fixed
+        2000-point validation set whatever the training size, Table 5).
     patience : int, default=25
         TR3: iterations without a new best validation error before stopping.
     tol : float or None, default=None

@@ -12,7 +12,7 @@ variant (‖α‖₁, an LP) is available with ``norm="l1"``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from numbers import Real
 from typing import Any
 
@@ -129,6 +129,10 @@ class CGBoostRegressor(RegressorMixin, CGBoostBase):
     def predict(self, X: Any) -> np.ndarray:
         """Predicted values f(x) = Σ α_pk K_p(x, x_k) + b."""
         return self._decision_values(X)
+
+    def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
+        """Predicted values after iterations 1..n_iter_ (the real-valued decision values)."""
+        yield from self.staged_decision_function(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,4 +1,9 @@
-"""Bi, Zhang & Bennett Figs 2 and 3 from the per-iteration traces CG-Boost cells store.
+"""Bi, Zhang & Bennett Figs 1-4 from what CG-Boost cells store (traces and prediction grids).
+
+Fig. 1 (``--kind cgboost_fig1``): the toy regression. The target function (drawn from the
+generator's parameters recorded with the cell) beside every method's predictions on the
+``protocol.decision_grid`` the runner recorded, with the training points; each panel's title
+gives the test RMSE and the columns generated per kernel (``experiments/cgboost_fig1.yaml``).
 
 Fig. 2 (``kernbench plot DIR --kind cgboost_fig2``): training, validation and test error (%) against
 the number of columns generated, for every CG-Boost cell whose trace has a validation error, with
@@ -14,7 +19,12 @@ Fig. 3 (``--kind cgboost_fig3``): kernel columns scored per iteration and the re
 against the iteration, one line per method (stratified and regular CG side by side when the spec
 runs both), per dataset.
 
-Both read realisation 0 of each (dataset, method) through
+Fig. 4 (``--kind cgboost_fig4``): the validation error (%) against the columns generated, one line
+per method (the spec runs one per value of C), with the best validation error marked (+) and the
+test error dashed: an improper C shows as a validation curve that turns up early
+(``experiments/cgboost_fig4.yaml``).
+
+All read realisation 0 of each (dataset, method) through
 :func:`kernbench.report.collect.load_experiment`.
 """
 
@@ -26,6 +36,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from kernbench.datasets import generators
 from kernbench.report.collect import Experiment, as_experiment
 from kernbench.report.plot_kinds import plot_kind
 
@@ -134,5 +145,112 @@ def fig3_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figur
         top.legend(fontsize="small")
         for ax in (top, bottom):
             ax.grid(alpha=0.3)
+        figures[d] = fig
+    return figures
+
+
+def _row(exp: Experiment, dataset: str, method: str, realisation: int = 0) -> dict | None:
+    row = exp.rows.get((dataset, method), {}).get(realisation)
+    return row if row and row.get("status") == "done" else None
+
+
+def _columns_label(trace: dict[str, Any]) -> str:
+    """``"L 12 / R 3"``: columns generated per kernel at the end of a stored trace."""
+    short = {"linear": "L", "quadratic": "Q", "rbf": "R"}
+    parts = [
+        f"{short.get(k[8:], k[8:])} {int(v[-1])}"
+        for k, v in trace.items()
+        if k.startswith("columns_") and v
+    ]
+    return " / ".join(parts)
+
+
+@plot_kind("cgboost_fig1", "Bi, Zhang & Bennett Fig. 1: toy regression, target and models")
+def fig1_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
+    """``dataset -> Figure``: the target surface and each method's prediction surface."""
+    exp = as_experiment(source)
+    figures: dict[str, Figure] = {}
+    for d in exp.datasets:
+        rows = {m: r for m in exp.methods if (r := _row(exp, d, m)) and _grid(r)}
+        if not rows:
+            continue
+        first = next(iter(rows.values()))
+        grid = _grid(first)
+        xx, yy = np.meshgrid(grid["axis_x"], grid["axis_y"])
+        panels: list[tuple[str, np.ndarray]] = []
+        info = (first.get("result") or {}).get("split_info") or {}
+        gen = info.get("generator") or {}
+        if gen.get("function") == "cgboost_toy" and exp.protocol.get("preprocess") is None:
+            sigma2 = (gen.get("params") or {}).get("sigma2", 0.1)
+            target = generators.cgboost_toy_target(
+                np.column_stack([xx.ravel(), yy.ravel()]), sigma2
+            )
+            panels.append(("target", target.reshape(xx.shape)))
+        for m, r in rows.items():
+            res = r["result"]
+            rmse = res.get("test_rmse")
+            cols = _columns_label(res.get("trace") or {})
+            if res.get("model_size") is not None:
+                cols += f" ({res['model_size']} α≠0)"
+            title = f"{m}\nRMSE {rmse:.3f}" if rmse is not None else m
+            panels.append((f"{title}, {cols}" if cols else title, np.asarray(_grid(r)["values"])))
+        lo = min(float(np.min(v)) for _, v in panels)
+        hi = max(float(np.max(v)) for _, v in panels)
+        levels = np.linspace(lo, hi, 21)
+        ncols = min(5, len(panels))
+        nrows = -(-len(panels) // ncols)
+        fig = Figure(figsize=(3.0 * ncols, 3.2 * nrows), layout="constrained")
+        axes = np.atleast_1d(fig.subplots(nrows, ncols, sharex=True, sharey=True)).ravel()
+        for ax in axes[len(panels) :]:
+            ax.set_visible(False)
+        axes = axes[: len(panels)]
+        X = np.asarray(grid["train_X"], dtype=float)
+        cs = None
+        for ax, (title, values) in zip(axes, panels, strict=True):
+            cs = ax.contourf(xx, yy, values, levels=levels, cmap="viridis")
+            ax.plot(X[:, 0], X[:, 1], ".", color="w", ms=3)
+            ax.set_title(title, fontsize="small")
+            ax.set_aspect("equal")
+        fig.colorbar(cs, ax=list(axes), shrink=0.8)
+        figures[d] = fig
+    return figures
+
+
+def _grid(row: dict[str, Any]) -> dict[str, Any] | None:
+    return (row.get("result") or {}).get("decision_grid")
+
+
+@plot_kind("cgboost_fig4", "Bi, Zhang & Bennett Fig. 4: validation error along CG for several C")
+def fig4_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
+    """``dataset -> Figure``: validation (solid) and test (dashed) error against the columns."""
+    exp = as_experiment(source)
+    figures: dict[str, Figure] = {}
+    for d in exp.datasets:
+        lines = []
+        for m in exp.methods:
+            trace = _trace(exp, d, m)
+            if trace is None:
+                continue
+            val = np.asarray(trace.get("validation_error") or [np.nan], dtype=float)
+            if np.isfinite(val).any():
+                lines.append((m, trace, val))
+        if not lines:
+            continue
+        fig = Figure(figsize=(6.0, 4.0), layout="constrained")
+        ax = fig.subplots()
+        for i, (m, trace, val) in enumerate(lines):
+            x = np.asarray(trace.get("n_columns") or trace["iteration"], dtype=float)
+            color = f"C{i % 10}"
+            ax.plot(x, 100.0 * val, color=color, label=f"{m} (validation)")
+            if "test_error" in trace:
+                test = 100.0 * np.asarray(trace["test_error"], dtype=float)
+                ax.plot(x, test, "--", color=color, lw=0.8, alpha=0.7)
+            best = int(np.nanargmin(val))
+            ax.plot(x[best], 100.0 * val[best], "+", ms=12, mew=2, color=color)
+        ax.set_xlabel("columns generated")
+        ax.set_ylabel("error (%)")
+        ax.set_title(f"{d}: validation error (solid), test (dashed), best validation +")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
         figures[d] = fig
     return figures

@@ -7,7 +7,9 @@ metric) with the printed ``mean`` and ``spread`` and the ``spread_kind`` (``std`
 
 A table cell (our dataset label, our method label) is matched by
 
-* dataset: ``reference_datasets.get(label, label)`` against the ``dataset`` column;
+* dataset: ``reference_datasets.get(label, label)`` against the ``dataset`` column; a mapping
+  ``{"dataset": "Forest", "n_train": 1000}`` also filters on its other columns (one published
+  dataset at several settings, e.g. training sizes);
 * method: the filter ``reference_methods.get(label, {"method": label})``, a mapping of CSV column ->
   value (``{"method": "AdaBoost-Stump", "T": 100}``); numbers compare numerically (``100`` matches
   ``100`` and ``100.0``), ``None`` matches an empty field, anything else compares as text;
@@ -37,6 +39,7 @@ METRIC_FOR_VALUE = {
     "train_error": "train_error_pct",
     "fit_time_s": "train_time_s",
     "predict_time_s": "test_time_s",
+    "n_iter": "n_iterations",
 }
 
 
@@ -107,7 +110,7 @@ def match_reference(
     method_label: str,
     *,
     reference_methods: Mapping[str, Mapping[str, Any]] | None = None,
-    reference_datasets: Mapping[str, str] | None = None,
+    reference_datasets: Mapping[str, str | Mapping[str, Any]] | None = None,
     value: str = "test_error",
     source: str = "reference CSV",
 ) -> Published | None:
@@ -133,6 +136,9 @@ def match_reference(
     """
     dataset = (reference_datasets or {}).get(dataset_label, dataset_label)
     filters = dict((reference_methods or {}).get(method_label, {"method": method_label}))
+    if isinstance(dataset, Mapping):  # {"dataset": name, column: value, ...}
+        filters.update({k: v for k, v in dataset.items() if k != "dataset"})
+        dataset = dataset["dataset"]
     if "metric" not in filters and "metric" in reference.columns:
         metric = METRIC_FOR_VALUE.get(value)
         if metric is None:

@@ -157,11 +157,15 @@ def run_cell(cell: Cell) -> CellRecord:
         }
         if taken:
             result["taken"] = {"from": cell.method.take.source, "cell_id": cell.source_id}
+        errors = {"test_error": outcome.test_error, "train_error": outcome.train_error}
+        if outcome.metric == "rmse":  # a regressor: RMSE in the result, no error rate
+            result.update(metric="rmse", test_rmse=errors["test_error"])
+            result["train_rmse"] = errors["train_error"]
+            errors = {"test_error": None, "train_error": None}
         return cell_record(
             cell,
             "done",
-            test_error=outcome.test_error,
-            train_error=outcome.train_error,
+            **errors,
             params={**taken, **outcome.params},
             result=result,
             started_at=started,

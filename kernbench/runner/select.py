@@ -11,6 +11,10 @@ Two savings make a grid cheap without knowing any method's internals:
 
 Ties in CV error go to the simpler model: smaller values of the grid parameters, in grid order with
 the path parameter first (docs/choices.md).
+
+The error is the misclassified fraction for a classifier and the root mean squared error for a
+regressor (``sklearn.base.is_regressor``): selection, the refit's train/test values and the staged
+traces all use it (:attr:`Outcome.metric` names it).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import clone, is_regressor
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from kernbench.methods.base import IterativeMixin, PrecomputedKernelMixin
@@ -43,6 +47,22 @@ class Outcome:
     model_size: int | None = None
     trace: dict[str, list[Any]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: what ``test_error``/``train_error`` (and the CV errors, the traces) measure: ``"error"``
+    #: (misclassified fraction) or ``"rmse"`` (a regressor's root mean squared error)
+    metric: str = "error"
+
+
+def _misclassified(pred: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean(pred != y))
+
+
+def _rmse(pred: np.ndarray, y: np.ndarray) -> float:
+    return float(np.sqrt(np.mean((np.asarray(pred, float) - y) ** 2)))
+
+
+def _loss(est: Any):
+    """``(metric name, loss(pred, y))`` of an estimator: RMSE for regressors, else 0/1 error."""
+    return ("rmse", _rmse) if is_regressor(est) else ("error", _misclassified)
 
 
 def _grid_points(grid: dict[str, list[Any]], skip: str | None) -> list[dict[str, Any]]:
@@ -100,10 +120,13 @@ class _Data:
         return est.decision_function(self._X(rows))
 
     def decision_at(self, est: Any, X_new: np.ndarray) -> np.ndarray:
-        """Decision values of a model fitted on all training rows at new points."""
+        """Decision values of a model fitted on all training rows at new points (a regressor:
+        its predictions)."""
         if self.kernel:
             K = est.gram_from_base(est.base_matrix(X_new, self.X_train))
             return est.decision_function_gram(K)
+        if is_regressor(est):
+            return est.predict(X_new)
         return est.decision_function(X_new)
 
     def predict(self, est: Any, fit_rows: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -126,17 +149,18 @@ def _path_errors(
 ) -> dict[int, float]:
     """Error at each requested path value from one staged pass (last stage reused past the end)."""
     wanted = sorted(set(int(v) for v in values))
+    loss = _loss(est)[1]
     errors: dict[int, float] = {}
     last = None
     for t, pred in enumerate(data.staged(est, rows), start=1):
         last = pred
         if t in wanted:
-            errors[t] = float(np.mean(pred != y))
+            errors[t] = loss(pred, y)
         if len(errors) == len(wanted):
             break
     if last is None:  # no iteration at all: the model predicts from its initial state
         last = est.predict(data._X(rows))
-    final = float(np.mean(last != y))
+    final = loss(last, y)
     return {v: errors.get(v, final) for v in wanted}
 
 
@@ -178,6 +202,7 @@ def select_fit_score(
     y_train = np.asarray(y_train)
     y_test = np.asarray(y_test)
     iterative = isinstance(estimator, IterativeMixin)
+    metric, loss = _loss(estimator)
     path = type(estimator).path_param if iterative and type(estimator).path_param in grid else None
     points = _grid_points(grid, path)
     path_values = [int(v) for v in grid[path]] if path else []
@@ -190,7 +215,7 @@ def select_fit_score(
     t0 = time.perf_counter()
     cv_table: list[dict[str, Any]] = []
     if n_candidates > 1 and cv_folds > 1:
-        folds = _folds(y_train, cv_folds, stratify, cv_seed)
+        folds = _folds(y_train, cv_folds, stratify and metric == "error", cv_seed)
         for point in points:
             fold_errors: dict[Any, list[float]] = {}
             for tr, va in folds:
@@ -203,7 +228,7 @@ def select_fit_score(
                 else:
                     data.fit(est, tr, y_train[tr])
                     pred = data.predict(est, tr, va)
-                    fold_errors.setdefault(None, []).append(float(np.mean(pred != y_train[va])))
+                    fold_errors.setdefault(None, []).append(loss(pred, y_train[va]))
             for v, errs in fold_errors.items():
                 full = dict(point) if v is None else {path: v, **point}
                 cv_table.append(
@@ -229,13 +254,14 @@ def select_fit_score(
     train_pred = data.predict(final, train_rows, train_rows)
     outcome = Outcome(
         params=best,
-        test_error=float(np.mean(test_pred != y_test)) if test_rows.size else float("nan"),
-        train_error=float(np.mean(train_pred != y_train)),
+        test_error=loss(test_pred, y_test) if test_rows.size else float("nan"),
+        train_error=loss(train_pred, y_train),
         cv=cv_table,
         fit_time_s=fit_time,
         predict_time_s=predict_time,
         select_time_s=select_time,
         model_size=_model_size(final),
+        metric=metric,
     )
     if iterative and trace:
         outcome.trace = _trace(final, data, train_rows, y_train, test_rows, y_test)
@@ -272,13 +298,15 @@ def _trace(
     test_rows: np.ndarray,
     y_test: np.ndarray,
 ) -> dict[str, list[Any]]:
-    """The method's own per-iteration trace plus staged train/test error along the final fit."""
+    """The method's own per-iteration trace plus staged train/test error along the final fit
+    (a regressor: staged RMSE)."""
+    loss = _loss(est)[1]
     out: dict[str, list[Any]] = {}
-    train_err = [float(np.mean(p != y_train)) for p in data.staged(est, train_rows)]
+    train_err = [loss(p, y_train) for p in data.staged(est, train_rows)]
     out["iteration"] = list(range(1, len(train_err) + 1))
     out["train_error"] = train_err
     if test_rows.size:
-        out["test_error"] = [float(np.mean(p != y_test)) for p in data.staged(est, test_rows)]
+        out["test_error"] = [loss(p, y_test) for p in data.staged(est, test_rows)]
     for key, values in (getattr(est, "trace_", None) or {}).items():
         if key in out:
             key = f"method_{key}"

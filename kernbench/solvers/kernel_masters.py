@@ -211,7 +211,7 @@ def solve_kernel_master_cvxpy(
     expr = M @ alpha if J else np.zeros(rows.n_rows)
     b = cp.Variable() if bias else None
     if b is not None:
-        expr = expr + cp.multiply(rows.sign, cp.hstack([b] * rows.n_rows))
+        expr = expr + b * rows.sign  # one vector term (not n_rows scalar copies of b)
     margin = expr + xi >= rows.rhs
     reg = 0.5 * cp.sum_squares(alpha) if norm == "l2" else cp.norm1(alpha)
     prob = cp.Problem(cp.Minimize((reg if J else 0) + C * cp.sum(xi)), [margin])

@@ -93,11 +93,23 @@ class Kernel:
         raise ValueError(f"unknown kernel {self.name!r}")
 
     def weighted_sum(self, X: np.ndarray, centres: np.ndarray, coef: np.ndarray) -> np.ndarray:
-        """Σ_k coef_k K(X, c_k); the linear kernel collapses to X·(Σ_k coef_k c_k)."""
+        """Σ_k coef_k K(X, c_k) over the centres with coef_k ≠ 0.
+
+        The linear kernel collapses to X·(Σ_k coef_k c_k); the quadratic one, when it has more
+        centres than the dimension, to xᵀMx + 2x·v + s with M = Σ_k coef_k c_k c_kᵀ,
+        v = Σ_k coef_k c_k, s = Σ_k coef_k (the same sum, in O(d²) per point instead of O(K·d)).
+        """
+        nz = coef != 0
+        if not nz.all():
+            centres, coef = centres[nz], coef[nz]
         if coef.size == 0:
             return np.zeros(X.shape[0])
         if self.fn is None and self.name == "linear":
             return X @ (centres.T @ coef)
+        if self.fn is None and self.name == "quadratic" and coef.size > X.shape[1]:
+            M = (centres * coef[:, None]).T @ centres
+            v = centres.T @ coef
+            return np.einsum("ij,ij->i", X @ M, X) + 2.0 * (X @ v) + coef.sum()
         return self(X, centres) @ coef
 
 

@@ -107,3 +107,16 @@ def test_generators_are_reproducible_and_dimension_aware():
     np.testing.assert_array_equal(X1, X2)
     np.testing.assert_array_equal(y1, y2)
     assert X1.shape == (50, 2) and X1.dtype == np.float64 and set(y1) <= {-1, 1}
+
+
+def test_cgboost_toy_target_and_noise():
+    # f at a centre: x1 + 2 x2 + 1 + the three other bumps (distances² 1, 1, 2 over σ² = 0.1)
+    f = g.cgboost_toy_target(np.array([[0.5, 0.5], [0.0, 0.0]]))
+    np.testing.assert_allclose(f[0], 1.5 + 1 + 2 * math.exp(-10) + math.exp(-20))
+    np.testing.assert_allclose(f[1], 4 * math.exp(-0.5 / 0.1))
+    X, y = g.cgboost_toy(N, np.random.default_rng(8), noise=0.05)
+    assert X.shape == (N, 2) and y.dtype == np.float64 and np.abs(X).max() <= 1.0
+    resid = y - g.cgboost_toy_target(X)
+    assert abs(resid.std() - 0.05) < 0.002 and abs(resid.mean()) < 0.002
+    X0, y0 = g.cgboost_toy(100, np.random.default_rng(9), noise=0.0)
+    np.testing.assert_array_equal(y0, g.cgboost_toy_target(X0))

@@ -67,6 +67,8 @@ def test_every_catalogued_dataset_loads_with_its_size_and_class_counts(mirror, n
     values, counts = np.unique(pool.y, return_counts=True)
     if entry.task == "binary":
         assert values.tolist() == [-1, 1]
+    elif entry.task == "regression":  # real-valued targets, not class indices
+        assert pool.y.dtype == np.float64 and np.isfinite(pool.y).all() and values.size > 100
     else:
         assert values.tolist() == list(range(entry.classes))
     if entry.class_counts is not None:

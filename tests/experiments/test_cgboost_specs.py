@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernbench.methods import CGBoost
+from kernbench.methods import CGBoost, CGBoostRegressor
 from kernbench.report.reference import load_reference, match_reference
 from kernbench.spec import load_spec
 
@@ -45,3 +45,36 @@ def test_table3_4_spec_binarised_sets_and_reference():
     assert match_reference(ref, "pendigits-odd", "LQR-mix", **kw).mean == 13.5
     assert match_reference(ref, "pendigits-odd", "LQR-mix-1n", **kw).mean == 13.1
     assert match_reference(ref, "optdigits-odd", "LR-comp", **kw).mean == 20.0
+
+
+def test_table5_spec_sizes_validation_count_and_reference():
+    spec = load_spec(ROOT / "experiments" / "cgboost_table5.yaml")
+    sizes = [d.protocol.train_size - 2000 for d in spec.datasets]
+    assert sizes == [1000, 2000, 5000, 10000]  # training points after the 2000 held out
+    for m in spec.methods:
+        assert m.params["validation_fraction"] == 2000 and m.params["termination"] in ("TR3", "TR2")
+        CGBoost(**m.params)
+    assert spec.table.value == "n_iter" and len(spec.methods) == 3
+    ref = load_reference(spec.table.reference)
+    kw = dict(
+        reference_methods=spec.table.reference_methods,
+        reference_datasets=spec.table.reference_datasets,
+    )
+    assert match_reference(ref, "letter-1k", "mixture", value="n_iter", **kw).mean == 253
+    assert match_reference(ref, "letter-10k", "mixture", value="n_iter", **kw).mean == 613
+    assert match_reference(ref, "letter-5k", "mixture", value="fit_time_s", **kw).mean == 740
+    assert match_reference(ref, "letter-5k", "mixture-1n", value="n_iter", **kw) is None
+
+
+def test_fig1_and_fig4_specs():
+    fig1 = load_spec(ROOT / "experiments" / "cgboost_fig1.yaml")
+    assert fig1.datasets[0].name == "cgboost-toy" and fig1.protocol.decision_grid == 50
+    assert fig1.table.value == "test_rmse"
+    for m in fig1.methods:
+        CGBoostRegressor(**m.params)
+    fig4 = load_spec(ROOT / "experiments" / "cgboost_fig4.yaml")
+    cs = sorted({m.params["C"] for m in fig4.methods})
+    assert cs == [1.0, 10.0, 100.0, 1000.0]
+    for m in fig4.methods:
+        assert m.params["validation_fraction"] == 2000
+        CGBoost(**m.params)

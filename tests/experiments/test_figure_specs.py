@@ -15,7 +15,13 @@ EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 
 @pytest.mark.parametrize(
     ("name", "n_cells", "grid"),
-    [("lin_li_fig2", 4, 300), ("cgens_fig1", 2, 300), ("cgens_fig2", 8, None)],
+    [
+        ("lin_li_fig2", 4, 300),
+        ("cgens_fig1", 2, 300),
+        ("cgens_fig2", 8, None),
+        ("cgboost_fig1", 45, 50),
+        ("cgboost_fig4", 8, None),
+    ],
 )
 def test_figure_spec_plans_its_cells(name, n_cells, grid):
     spec = load_spec(EXPERIMENTS / f"{name}.yaml")

@@ -151,3 +151,17 @@ def test_regression_cg_equals_the_full_epsilon_insensitive_qp() -> None:
     pred = est.predict(X)
     assert np.sqrt(np.mean((pred - yv) ** 2)) == pytest.approx(est.trace_["train_error"][-1])
     assert not hasattr(est, "decision_function")
+
+
+def test_an_integer_validation_fraction_is_a_count_of_points():
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((100, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(100) > 0, 1, -1)
+    kw = dict(kernels=["linear", "rbf"], norm="l1", max_iter=15, random_state=0)
+    a = CGBoost(validation_fraction=30, **kw).fit(X, y)
+    b = CGBoost(validation_fraction=0.3, **kw).fit(X, y)  # 30 of 100: the same split
+    val = np.asarray(a.trace_["validation_error"])
+    np.testing.assert_allclose(val * 30, np.round(val * 30), atol=1e-9)  # errors out of 30 points
+    np.testing.assert_array_equal(val, b.trace_["validation_error"])
+    with pytest.raises(ValueError):
+        CGBoost(validation_fraction=1.5).fit(X, y)

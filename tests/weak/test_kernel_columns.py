@@ -76,3 +76,15 @@ def test_composite_group_is_the_kernel_sum(X: np.ndarray) -> None:
         np.testing.assert_allclose(
             k.weighted_sum(X[:6], X[[1, 2]], coef), k(X[:6], X[[1, 2]]) @ coef, rtol=1e-12
         )
+
+
+def test_weighted_sums_skip_zero_coefficients_and_collapse_the_quadratic_kernel() -> None:
+    rng = np.random.default_rng(4)
+    X, C = rng.standard_normal((50, 3)), rng.standard_normal((20, 3))
+    coef = rng.standard_normal(20)
+    coef[::3] = 0.0  # 13 non-zero centres > d = 3: the quadratic sum collapses
+    for name in ("linear", "quadratic", "rbf"):
+        k = make_kernel(name, X)
+        direct = k(X, C) @ coef  # every centre, the Gram product
+        np.testing.assert_allclose(k.weighted_sum(X, C, coef), direct, rtol=1e-10, atol=1e-10)
+        assert not k.weighted_sum(X, C, np.zeros(20)).any()
