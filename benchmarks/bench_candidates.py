@@ -14,13 +14,13 @@ Usage: ``python benchmarks/bench_candidates.py [--calls 50] [--d 30]``; writes
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from _results import write_csv
 
 from kernbench.weak.fourier import FourierSpace
 from kernbench.weak.perceptron import PerceptronSpace
@@ -73,12 +73,7 @@ def main() -> None:
                  "speedup": f"{ratio:.2f}", "different_picks": differ,
                  "load_avg_1min": f"{os.getloadavg()[0]:.2f}"}
             )  # fmt: skip
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    with RESULTS.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {RESULTS}")
+    write_csv(RESULTS, rows)
 
 
 if __name__ == "__main__":

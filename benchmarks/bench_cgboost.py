@@ -31,12 +31,12 @@ Writes benchmarks/results/bench_cgboost.csv (``--out``).
 from __future__ import annotations
 
 import argparse
-import csv
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from _results import write_csv
 
 from kernbench.datasets.recipes import load_pool
 from kernbench.methods.cgboost import CGBoost
@@ -289,13 +289,8 @@ def main() -> None:
         bench_master(args.n_master, args.columns, rows)
     if "table2_qp" in parts:  # not in the default parts: minutes per model
         bench_table2_qp(args.dataset, args.C, rows)
-    keys = list(dict.fromkeys(k for r in rows for k in r))
     args.out.parent.mkdir(exist_ok=True)
-    with args.out.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=keys)
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {args.out}")
+    write_csv(args.out, rows)
 
 
 if __name__ == "__main__":

@@ -22,12 +22,13 @@ on the maximum over all cells. Writes benchmarks/results/bench_cgens_defaults.cs
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import statistics
 import time
 from pathlib import Path
+
+from _results import write_csv
 
 from kernbench.runner.cell import run_cell
 from kernbench.runner.plan import plan_cells
@@ -135,12 +136,7 @@ def main() -> None:
     for label, w in worst.items():
         verdict = "met" if w <= 3.0 else "MISSED"
         print(f"{label}: worst cell {w:.2f}x AdaBoost-Stump (target <= 3x): {verdict}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {args.out}")
+    write_csv(args.out, rows)
 
 
 if __name__ == "__main__":

@@ -13,13 +13,13 @@ benchmarks/results/bench_column_storage.csv.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from _results import write_csv
 
 from kernbench.solvers.linear_svm import dcd_solve
 
@@ -70,11 +70,7 @@ def main() -> None:
             }
         )
     out = Path(__file__).parent / "results" / "bench_column_storage.csv"
-    with out.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    print(f"wrote {out}")
+    write_csv(out, rows)
 
 
 if __name__ == "__main__":

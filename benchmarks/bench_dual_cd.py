@@ -13,13 +13,13 @@ benchmarks/results/bench_dual_cd.csv.
 from __future__ import annotations
 
 import argparse
-import csv
 import statistics
 import time
 from pathlib import Path
 
 import cvxpy as cp
 import numpy as np
+from _results import write_csv
 from sklearn.svm import SVC
 
 from kernbench.solvers.linear_svm import RestrictedLinearSVM
@@ -102,11 +102,7 @@ def main() -> None:
             )
     out = Path(__file__).parent / "results" / "bench_dual_cd.csv"
     out.parent.mkdir(exist_ok=True)
-    with out.open("w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
-        wr.writeheader()
-        wr.writerows(rows)
-    print(f"wrote {out}")
+    write_csv(out, rows)
 
 
 if __name__ == "__main__":

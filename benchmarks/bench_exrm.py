@@ -29,13 +29,13 @@ Writes benchmarks/results/bench_exrm_150.csv, bench_exrm_scaling.csv and bench_e
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from _results import write_csv
 from sklearn.svm import LinearSVC
 
 from kernbench.datasets.generators import twonorm
@@ -207,11 +207,7 @@ def part3() -> None:
 
 
 def _write(path: Path, rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(path, rows)
 
 
 def main() -> None:

@@ -27,12 +27,12 @@ the warm start a column-generation run gives the solver.
 from __future__ import annotations
 
 import argparse
-import csv
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from _results import write_csv
 
 from kernbench.datasets import make_realisation
 from kernbench.methods.multiboost_cw import MultiBoostCW
@@ -184,12 +184,7 @@ def main() -> None:
                   f"solver time {last['time_s']:.2f}s")  # fmt: skip
     RESULTS.mkdir(exist_ok=True)
     for path, table in ((RESULTS / "bench_fcd.csv", rows), (RESULTS / "bench_fcd_fig6.csv", fig6)):
-        keys = list(dict.fromkeys(k for r in table for k in r))
-        with open(path, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=keys)
-            writer.writeheader()
-            writer.writerows(table)
-        print(f"wrote {path}")
+        write_csv(path, table)
 
 
 if __name__ == "__main__":

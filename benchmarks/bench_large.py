@@ -13,7 +13,6 @@ writes ``benchmarks/results/bench_large.csv``.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import resource
@@ -23,6 +22,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _results import write_csv
 
 RESULTS = Path(__file__).parent / "results" / "bench_large.csv"
 SIZES = [10_000, 30_000, 100_000, 300_000, 1_000_000]
@@ -86,12 +86,7 @@ def main() -> None:
                 r["loglog_slope"] = round(float(slope), 3)
     for r in rows:
         r["load_avg_1min"] = round(os.getloadavg()[0], 2)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    with RESULTS.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {RESULTS}")
+    write_csv(RESULTS, rows)
 
 
 if __name__ == "__main__":

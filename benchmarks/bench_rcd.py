@@ -14,12 +14,12 @@ benchmarks/results/bench_rcd.csv.
 from __future__ import annotations
 
 import argparse
-import csv
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from _results import write_csv
 
 from kernbench.solvers.rcd import rcd_loop
 from kernbench.solvers.rcd_reference import reference_rcd_loop
@@ -79,11 +79,7 @@ def main() -> None:
         )
     path = Path(__file__).parent / "results" / "bench_rcd.csv"
     path.parent.mkdir(exist_ok=True)
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {path}")
+    write_csv(path, rows)
 
 
 if __name__ == "__main__":

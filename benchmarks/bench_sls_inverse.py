@@ -20,12 +20,12 @@ benchmarks/results/bench_sls_inverse.csv.
 from __future__ import annotations
 
 import argparse
-import csv
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from _results import write_csv
 
 from kernbench.solvers.incremental_inverse import make_inverse
 from kernbench.solvers.simplex import simplex_code, simplex_labels, sls_closed_form
@@ -104,11 +104,7 @@ def main() -> None:
             )  # fmt: skip
     out = Path(__file__).parent / "results" / "bench_sls_inverse.csv"
     out.parent.mkdir(exist_ok=True)
-    with out.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {out}")
+    write_csv(out, rows)
 
 
 if __name__ == "__main__":

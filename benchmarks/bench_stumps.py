@@ -23,7 +23,6 @@ Usage: ``python benchmarks/bench_stumps.py [--repeats 5] [--case 5000x20,1e5x50]
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import platform
 import statistics
@@ -33,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import sklearn
+from _results import write_csv
 from sklearn.datasets import make_classification
 from sklearn.ensemble import AdaBoostClassifier, HistGradientBoostingClassifier
 from sklearn.tree import DecisionTreeClassifier
@@ -164,12 +164,7 @@ def main() -> None:
     for row in rows:
         row.update(env)
         fields += [k for k in row if k not in fields]
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    with RESULTS.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"wrote {RESULTS}")
+    write_csv(RESULTS, rows, fields)
 
 
 if __name__ == "__main__":
