@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from scipy import sparse
 from scipy.optimize import minimize
@@ -114,6 +115,28 @@ def shared_objective(
     return float(W.sum()) + loss, 1.0 - H.T @ U, lam
 
 
+@numba.njit(cache=True)
+def _loss_and_pricing_inplace(F, y_index, scale):  # pragma: no cover - numba
+    """Overwrite the scores F (m, K) by the pricing weights U of (4)/(6) at λ (5); return the loss.
+
+    One pass over the rows in place of exp_loss_dual + pricing_weights' (m, K) temporaries.
+    """
+    m, K = F.shape
+    loss = 0.0
+    for i in range(m):
+        yi = y_index[i]
+        fy = F[i, yi]
+        s = 0.0
+        for c in range(K):
+            if c != yi:
+                e = np.exp(min(F[i, c] - fy, _MAX_EXPONENT)) * scale
+                F[i, c] = -e
+                s += e
+        F[i, yi] = s
+        loss += s
+    return loss
+
+
 @dataclass(frozen=True)
 class RestrictedSolve:
     """Result of one restricted-master solve.
@@ -166,10 +189,20 @@ def solve_shared_lbfgsb(
         L-BFGS-B options.
     """
     J, K = W0.shape
+    m = H.shape[0]
+    Hf = np.ascontiguousarray(H, dtype=np.float64)  # H_W is a view of a growing buffer
+    yi = np.ascontiguousarray(y_index, dtype=np.int64)
+    scale = float(C) / (m * (K - 1))
+
+    F = np.empty((m, K))  # scores, then pricing weights, reused across evaluations
 
     def fun(w: np.ndarray) -> tuple[float, np.ndarray]:
-        value, grad, _ = shared_objective(w.reshape(J, K), H, y_index, C)
-        return value, grad.ravel()
+        Wm = w.reshape(J, K)
+        np.matmul(Hf, Wm, out=F)
+        loss = _loss_and_pricing_inplace(F, yi, scale)
+        grad = Hf.T @ F  # Hᵀ U
+        np.subtract(1.0, grad, out=grad)
+        return float(Wm.sum()) + loss, grad.ravel()
 
     res = minimize(
         fun,

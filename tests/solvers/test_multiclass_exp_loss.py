@@ -114,3 +114,29 @@ def test_kkt_residual_definition():
     g = np.array([0.5, -0.25, 0.1, -0.3])
     assert kkt_residual(w, g) == pytest.approx(0.3)
     assert kkt_residual(np.zeros(0), np.zeros(0)) == 0.0
+
+
+def test_fused_pricing_kernel_matches_exp_loss_dual_and_pricing_weights():
+    from kernbench.solvers.multiclass_exp_loss import _loss_and_pricing_inplace
+
+    K, C = 5, 1e4
+    H, y = _problem(seed=7, m=60, K=K, J=8)
+    W = np.abs(np.random.default_rng(1).standard_normal((H.shape[1], K))) * 2.0
+    W[2, 1] = 400.0  # exponents past the clip
+    loss, lam = exp_loss_dual(H @ W, y, C)
+    F = H @ W
+    got = _loss_and_pricing_inplace(F, y.astype(np.int64), C / (H.shape[0] * (K - 1)))
+    assert got == pytest.approx(loss, rel=1e-13)
+    np.testing.assert_allclose(F, pricing_weights(lam, y), rtol=1e-13, atol=0)
+
+
+def test_solve_on_a_strided_column_view_equals_the_contiguous_solve():
+    # MultiBoost passes H_W, a column slice of a growing buffer
+    K, C = 4, 100.0
+    H, y = _problem(seed=9)
+    buf = np.zeros((H.shape[0], H.shape[1] + 5))
+    buf[:, : H.shape[1]] = H
+    a = solve_shared_lbfgsb(H, y, C, np.zeros((H.shape[1], K)))
+    b = solve_shared_lbfgsb(buf[:, : H.shape[1]], y, C, np.zeros((H.shape[1], K)))
+    np.testing.assert_array_equal(a.W, b.W)
+    assert a.objective == b.objective
