@@ -199,19 +199,7 @@ def fuzz_cases(n: int, root: Path, seed: int) -> list[dict]:
 
 
 # -- store and disk faults -------------------------------------------------------------------
-_SMALL = {
-    "name": "storefaults",
-    "datasets": ["breast_cancer"],
-    "protocol": {
-        "realisations": "random",
-        "train_size": 60,
-        "test_size": 100,
-        "n_realisations": 2,
-        "cv_folds": 2,
-        "seed": 1,
-    },
-    "methods": {"ada": {"estimator": "adaboost", "params": {"n_estimators": 3}}},
-}
+_SMALL = rh.STORE_FAULT_SPEC
 
 
 @contextlib.contextmanager

@@ -40,6 +40,21 @@ SPEC: dict[str, Any] = {
 }
 N_CELLS = 10
 
+#: the smallest spec for the store and disk fault cases (2 realisations of one 3-round AdaBoost)
+STORE_FAULT_SPEC: dict[str, Any] = {
+    "name": "storefaults",
+    "datasets": ["breast_cancer"],
+    "protocol": {
+        "realisations": "random",
+        "train_size": 60,
+        "test_size": 100,
+        "n_realisations": 2,
+        "cv_folds": 2,
+        "seed": 1,
+    },
+    "methods": {"ada": {"estimator": "adaboost", "params": {"n_estimators": 3}}},
+}
+
 
 def write_spec(directory: Path, **protocol: Any) -> Path:
     spec = {**SPEC, "protocol": {**SPEC["protocol"], **protocol}}

@@ -17,24 +17,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import reliability_harness as rh
 import yaml
 from typer.testing import CliRunner
 
 from kernbench.cli import app
 
-SPEC = {
-    "name": "storefaults",
-    "datasets": ["breast_cancer"],
-    "protocol": {
-        "realisations": "random",
-        "train_size": 60,
-        "test_size": 100,
-        "n_realisations": 2,
-        "cv_folds": 2,
-        "seed": 1,
-    },
-    "methods": {"ada": {"estimator": "adaboost", "params": {"n_estimators": 3}}},
-}
+SPEC = rh.STORE_FAULT_SPEC
 runner = CliRunner()
 
 
