@@ -31,7 +31,7 @@ def _rec(cid: str, status: str = "done", err: float | None = 0.25, **kw) -> Cell
         test_error=err if status == "done" else None,
         train_error=0.1 if status == "done" else None,
         params={"C": 1.0} if status == "done" else {},
-        result={"fit_time_s": 0.5, "host": kw.pop("host", "a")},
+        result={"fit_time_s": 0.5, "host": kw.pop("host", "a"), **kw.pop("extra", {})},
         finished_at=kw.pop("finished_at", 100.0),
         **kw,
     )
@@ -93,6 +93,18 @@ def test_conflicting_numbers_are_reported_first_copy_kept_exit_1(tmp_path):
 
     res = runner.invoke(app, ["merge", str(a), str(b), "--out", str(tmp_path / "m2")])
     assert res.exit_code == 1 and "1 conflict(s)" in res.output, res.output
+
+
+def test_regressors_rmse_disagreement_is_a_conflict(tmp_path):
+    # a regressor's cell has no error rates: its numbers are the RMSEs in ``result``
+    reg = {"err": None}
+    a = _store(tmp_path / "a", [_rec("c0", extra={"test_rmse": 0.5, "train_rmse": 0.4}, **reg)])
+    b = _store(tmp_path / "b", [_rec("c0", extra={"test_rmse": 0.6, "train_rmse": 0.4}, **reg)])
+    report = merge_stores([a, b], tmp_path / "m")
+    assert len(report.conflicts) == 1
+    assert "test_rmse: 0.5 vs 0.6" in report.conflicts[0].describe()
+    same = _store(tmp_path / "c", [_rec("c0", extra={"test_rmse": 0.5, "train_rmse": 0.4}, **reg)])
+    assert merge_stores([a, same], tmp_path / "m2").ok
 
 
 def test_merging_into_an_existing_store_is_incremental(tmp_path):

@@ -6,7 +6,8 @@ same cell computed twice is one cell. For each identity the merged store keeps
 * a ``done`` (or ``skipped``) row over any unfinished one (``failed``, ``timeout``, ...);
 * among unfinished rows, the most recent;
 * among finished rows, the first in argument order (an existing ``--out`` store counts first) —
-  and when two finished rows disagree on the numbers (test/train error, chosen parameters, status),
+  and when two finished rows disagree on the numbers (test/train error, a regressor's test/train
+  RMSE, chosen parameters, status),
   the pair is reported as a **conflict**: the same inputs gave different results somewhere (a
   different BLAS, a nondeterministic solver, an edited working tree under an unchanged version).
 
@@ -30,7 +31,9 @@ from kernbench.store.lock import RunLock
 from kernbench.store.sqlite import STORE_FILE, Store
 
 #: the numbers two finished copies of a cell must agree on
-COMPARED = ("status", "test_error", "train_error", "params")
+COMPARED = ("status", "test_error", "train_error", "test_rmse", "train_rmse", "params")
+#: of those, the ones a row keeps in its ``result`` (a regressor's errors)
+_IN_RESULT = ("test_rmse", "train_rmse")
 
 
 @dataclass
@@ -68,7 +71,13 @@ class MergeReport:
 
 
 def _numbers(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: dumps(row[k]) if k == "params" else row[k] for k in COMPARED}
+    out = {}
+    for k in COMPARED:
+        if k in _IN_RESULT:
+            out[k] = (row.get("result") or {}).get(k)
+        else:
+            out[k] = dumps(row[k]) if k == "params" else row[k]
+    return out
 
 
 def _rank(row: dict[str, Any]) -> int:
