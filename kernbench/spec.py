@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kernbench.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, load_yaml
+from kernbench.datasets.user import FILE_DATASET_KEYS  # a data file in place of a catalogue name
 from kernbench.errors import DataError
 from kernbench.records import VALUES
 from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec, TableSpec, TakeSpec
@@ -28,8 +29,6 @@ PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
 METHOD_KEYS = {"estimator", "params", "grid", "take"}
 TAKE_KEYS = {"from", "params"}
 DATASET_KEYS = {"name", "label", "options", "protocol"}
-#: a data file of the user's in place of a catalogue name (see kernbench.datasets.user)
-FILE_DATASET_KEYS = {"file", "format", "sha256", "positive", "label_column", "delimiter", "header"}
 TABLE_KEYS = {"value", "spread", "format", "reference", "significance"}
 REFERENCE_KEYS = {"file", "methods", "datasets"}
 TABLE_VALUES = tuple(VALUES)

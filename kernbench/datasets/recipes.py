@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,8 +97,18 @@ def _sort_key(label: str) -> tuple[int, float | str]:
 def map_labels(
     raw: np.ndarray, task: str, positive: list[str] | None
 ) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Raw string labels -> {-1, +1} (binary, +1 = ``positive``) or 0..K-1 (sorted raw labels)."""
+    """Raw string labels -> {-1, +1} (binary, +1 = ``positive``), 0..K-1 (sorted raw labels), or
+    the float64 targets of a regression task (no names).
+
+    Raises
+    ------
+    DataError
+        A binary task without ``positive``; a regression target that is not a finite number
+        (the message gives its row, counted from 1 among the labels read).
+    """
     raw = np.asarray(raw, dtype=str)
+    if task == "regression":
+        return regression_targets(raw), ()
     if task == "binary":
         if not positive:
             raise DataError("a binary recipe needs `positive` labels")
@@ -106,6 +117,19 @@ def map_labels(
     names = sorted(set(raw.tolist()), key=_sort_key)
     index = {name: i for i, name in enumerate(names)}
     return np.array([index[v] for v in raw], dtype=np.int64), tuple(names)
+
+
+def regression_targets(raw: np.ndarray) -> np.ndarray:
+    """Text targets -> float64; the first one that is not a finite number is a DataError."""
+    out = np.empty(len(raw))
+    for i, value in enumerate(raw):
+        try:
+            out[i] = float(value)
+        except ValueError:
+            out[i] = np.nan
+        if not np.isfinite(out[i]):
+            raise DataError(f"row {i + 1}: regression target {str(value)!r} is not a finite number")
+    return out
 
 
 def _table_recipe(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]) -> Pool:
@@ -145,7 +169,14 @@ def _table_recipe(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str
     else:
         X = to_float(table, feature_cols)
     positive = [label_text(v) for v in recipe.get("positive") or ()]
-    y, names = map_labels(table.cells[:, label_col], entry.task, positive)
+    try:
+        y, names = map_labels(table.cells[:, label_col], entry.task, positive)
+    except DataError as exc:
+        row = re.match(r"row (\d+): ", str(exc))
+        if row is None:
+            raise
+        line = table.lines[int(row.group(1)) - 1]  # name the file's own line
+        raise DataError(f"{table.path}:{line}: {str(exc)[row.end() :]}") from None
     if options.get("drop_constant"):
         keep_cols = X.max(axis=0) > X.min(axis=0)
         X = X[:, keep_cols]
@@ -245,6 +276,8 @@ def label_text(value: Any) -> str:
 
 def _libsvm(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]) -> Pool:
     X, y = read_libsvm(_path(entry, recipe["file"]), recipe.get("n_features"))
+    if entry.task == "regression":  # the line's leading number is the target as it is
+        return Pool(X, np.asarray(y, dtype=np.float64), None, (recipe["file"],))
     if entry.task == "binary" and not recipe.get("positive"):  # LIBSVM's convention: y > 0 is +1
         return Pool(X, np.where(y > 0, 1, -1).astype(np.int64), None, (recipe["file"],))
     labels = np.array([label_text(v) for v in y], dtype=str)

@@ -44,7 +44,16 @@ __all__ = [
 ]
 
 #: keys a spec's dataset may have besides name, label, options and protocol
-FILE_DATASET_KEYS = {"file", "format", "sha256", "positive", "label_column", "delimiter", "header"}
+FILE_DATASET_KEYS = {
+    "file",
+    "format",
+    "sha256",
+    "task",
+    "positive",
+    "label_column",
+    "delimiter",
+    "header",
+}
 _FORMATS = ("libsvm", "csv", "keel")
 _SUFFIX_FORMATS = {
     ".libsvm": "libsvm",
@@ -107,6 +116,8 @@ def file_dataset_entry(ck: _Checker, d: Mapping[str, Any], path: str) -> dict[st
 
     The task follows from the labels: ``positive`` given, or exactly two labels -> binary (+1 =
     ``positive``, else the greater label); more labels -> multi-class (0..K-1 in sorted order).
+    ``task`` says it instead: ``regression`` (the label column holds real-valued targets),
+    ``multiclass`` (two labels stay classes 0 and 1) or ``binary``.
 
     Raises
     ------
@@ -114,6 +125,8 @@ def file_dataset_entry(ck: _Checker, d: Mapping[str, Any], path: str) -> dict[st
         (from ``ck``) a missing file, a wrong ``sha256``, a malformed line (with its number), a
         label in ``positive`` that the file lacks, or a single class.
     """
+    import numpy as np
+
     from kernbench.datasets.catalog import _entry_from_dict
     from kernbench.datasets.fetch import sha256_file
     from kernbench.datasets.recipes import label_text, pool_from_entry
@@ -144,7 +157,12 @@ def file_dataset_entry(ck: _Checker, d: Mapping[str, Any], path: str) -> dict[st
                 f"{path}.sha256",
                 f"checksum mismatch for {file}: expected {declared}, actual {actual}",
             )
+    task = d.get("task")
+    if task is not None:
+        task = ck.choice(task, f"{path}.task", ("binary", "multiclass", "regression"))
     positive = d.get("positive")
+    if positive is not None and task in ("multiclass", "regression"):
+        raise ck.fail(f"{path}.positive", f"a {task} task has no +1 class: remove 'positive'")
     if positive is not None:
         values = positive if isinstance(positive, list) else [positive]
         if not values:
@@ -173,12 +191,13 @@ def file_dataset_entry(ck: _Checker, d: Mapping[str, Any], path: str) -> dict[st
             skip = int(ck.boolean(header, f"{path}.header"))
         if skip:
             recipe["skip_lines"] = skip
+    regression = task == "regression"
     raw: dict[str, Any] = {
         "name": name,
         "title": f"{name} ({written})",
-        "task": "multiclass",
+        "task": "regression" if regression else "multiclass",
         "d": 1,
-        "classes": 2,
+        "classes": 0 if regression else 2,
         "source": "file",
         "description": f"{written} ({fmt}), named in {ck.file}",
         "files": [{"path": str(file), "sha256": actual, "format": file_format}],
@@ -188,6 +207,15 @@ def file_dataset_entry(ck: _Checker, d: Mapping[str, Any], path: str) -> dict[st
         probe = pool_from_entry(_entry_from_dict(raw))
     except DataError as exc:
         raise ck.fail(f"{path}.file", str(exc)) from None
+    n, dim = probe.X.shape
+    if fmt == "libsvm":
+        raw["recipe"]["n_features"] = int(dim)
+    raw.update(n=int(n), d=int(dim))
+    if regression:
+        if n < 2 or np.ptp(probe.y) == 0:
+            raise ck.fail(f"{path}.file", f"{file}: the regression targets are all equal")
+        raw["labels"] = "real-valued targets"
+        return raw
     names = list(probe.class_names)
     if len(names) < 2:
         raise ck.fail(f"{path}.file", f"{file} has a single class ({names}); need two or more")
@@ -198,10 +226,13 @@ def file_dataset_entry(ck: _Checker, d: Mapping[str, Any], path: str) -> dict[st
                     f"{path}.positive",
                     f"label {label!r} does not occur in {file} (labels: {', '.join(names)})",
                 )
-    elif len(names) == 2:
+    elif len(names) == 2 and task != "multiclass":
         positive = [names[1]]
-    n, dim = probe.X.shape
-    raw.update(n=int(n), d=int(dim))
+    if task == "binary" and positive is None:
+        raise ck.fail(
+            f"{path}.positive",
+            f"{file} has {len(names)} labels ({', '.join(names)}): a binary task needs `positive`",
+        )
     if positive is not None:
         raw.update(task="binary", classes=2)
         raw["recipe"]["positive"] = positive
@@ -211,8 +242,6 @@ def file_dataset_entry(ck: _Checker, d: Mapping[str, Any], path: str) -> dict[st
     else:
         raw.update(classes=len(names), class_counts=_counts(probe))
         raw["labels"] = f"classes 0..{len(names) - 1} = {', '.join(names)}"
-    if fmt == "libsvm":
-        raw["recipe"]["n_features"] = int(dim)
     return raw
 
 

@@ -72,6 +72,8 @@ _RECIPES: dict[str, tuple[set[str], set[str]]] = {
     "flare_solar": ({"file"}, set()),
     "splice": ({"file"}, set()),
 }
+#: the recipe kinds that read real-valued targets (a regression task)
+_REGRESSION_RECIPES = ("table", "libsvm", "generator", "sklearn")
 #: predefined kind -> (required keys, optional keys)
 _PREDEFINED: dict[str, tuple[set[str], set[str]]] = {
     "ida": ({"stem", "present", "total"}, {"sizes"}),
@@ -115,10 +117,7 @@ def validate_entry(
             )
     e = dict(e)
     ck.string(e["name"], f"{path}.name", pattern=_NAME_RE)
-    # regression entries (real targets, ``classes: 0``) exist in the package catalogue only: the
-    # file recipes a user catalogue can name read class labels
-    tasks = ("binary", "multiclass") + (("regression",) if base_dir is None else ())
-    task = ck.choice(e["task"], f"{path}.task", tasks)
+    task = ck.choice(e["task"], f"{path}.task", ("binary", "multiclass", "regression"))
     ck.integer(e["d"], f"{path}.d", low=1)
     classes = ck.integer(e["classes"], f"{path}.classes", low=0 if task == "regression" else 2)
     if task == "regression" and classes != 0:
@@ -211,6 +210,14 @@ def _check_recipe(ck: _Checker, e: dict[str, Any], path: str, renamed: dict[str,
             ck.choice(r["missing"], f"{rpath}.missing", ("drop_rows",))
         if r.get("delimiter") is not None:
             ck.string(r["delimiter"], f"{rpath}.delimiter")
+    if e["task"] == "regression" and kind not in _REGRESSION_RECIPES:
+        raise ck.fail(
+            f"{rpath}.kind",
+            f"a regression task reads its real-valued targets with a "
+            f"{' or '.join(repr(k) for k in _REGRESSION_RECIPES)} recipe, not {kind!r}",
+        )
+    if e["task"] == "regression" and r.get("positive") is not None:
+        raise ck.fail(f"{rpath}.positive", "a regression task has no +1 class: remove 'positive'")
     if r.get("positive") is not None:
         positive = r["positive"]
         if not isinstance(positive, list) or not positive:

@@ -337,3 +337,86 @@ def test_a_run_on_an_env_catalogue_dataset_computes_its_cells(user_catalogue, mo
     assert res.exit_code == 0, res.output
     with Store(out) as st:
         assert {r["status"] for r in st.rows()} == {"done"}
+
+
+# -- regression data of the user's own -----------------------------------------------------------
+TARGETS = 2.0 * X[:, 0] - X[:, 1] + 0.25  # a real-valued target, linear in the features
+REGRESSOR = {
+    "CGB": {"estimator": "cgboost_regressor", "params": {"kernels": ["linear"], "C": 10.0}}
+}
+
+
+def test_csv_regression_file_runs_end_to_end_scored_by_rmse(tmp_path):
+    from kernbench.cli import app
+    from kernbench.store import Store
+
+    write_csv(tmp_path / "r.csv", [f"{t:.6g}" for t in TARGETS])
+    spec_path = write_spec(
+        tmp_path, [{"name": "mine-r", "file": "r.csv", "task": "regression"}], methods=REGRESSOR
+    )
+    spec = load_spec(spec_path)
+    entry = get_dataset("mine-r")
+    assert (entry.task, entry.n, entry.d, entry.classes) == ("regression", 12, 3, 0)
+    assert spec.table.value == "test_rmse"  # every dataset is a regression task
+    r = make_realisation("mine-r", {}, PROTOCOL, 0, seed=3)
+    assert r.y_train.dtype == np.float64
+    for Xp, yp in ((r.X_train, r.y_train), (r.X_test, r.y_test)):  # the file's targets, as read
+        np.testing.assert_allclose(yp, 2.0 * Xp[:, 0] - Xp[:, 1] + 0.25, atol=1e-5)
+    out = tmp_path / "res"
+    res = runner.invoke(app, ["run", str(spec_path), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    with Store(out) as st:
+        rows = st.rows()
+    assert {r["status"] for r in rows} == {"done"} and len(rows) == 2
+    for row in rows:  # scored as a regression: RMSEs, no error rates
+        assert row["test_error"] is None and np.isfinite(row["result"]["test_rmse"])
+    res = runner.invoke(app, ["table", str(out)], terminal_width=200)
+    assert res.exit_code == 0 and "mine-r" in res.output, res.output
+
+
+@pytest.mark.parametrize(
+    ("text", "extra", "message"),
+    [
+        ("f1,f2,f3,y\n1,2,3,0.5\n1,2,4,high\n", {}, "r.csv:3: regression target 'high'"),
+        ("f1,f2,f3,y\n1,2,3,0.5\n1,2,4,nan\n", {}, "r.csv:3: regression target 'nan'"),
+        ("f1,f2,f3,y\n1,2,3,0.5\n1,2,4,0.5\n", {}, "the regression targets are all equal"),
+        ("f1,f2,f3,y\n1,2,3,0.5\n1,2,4,1.5\n", {"positive": "1.5"}, "has no +1 class"),
+        ("f1,f2,f3,y\n1,2,3,0.5\n1,2,4,1.5\n", {"task": "regresion"}, "did you mean"),
+    ],
+)
+def test_bad_regression_files_are_spec_errors(tmp_path, text, extra, message):
+    (tmp_path / "r.csv").write_text(text)
+    d = {"name": "mine-r", "file": "r.csv", "task": "regression", **extra}
+    with pytest.raises(SpecError) as info:
+        load_spec(write_spec(tmp_path, [d], methods=REGRESSOR))
+    assert message in str(info.value)
+
+
+def test_explicit_task_multiclass_keeps_two_labels_as_classes_and_binary_needs_positive(tmp_path):
+    write_csv(tmp_path / "d.csv", np.where(Y > 0, "sick", "well"))
+    load_spec(write_spec(tmp_path, [{"name": "two", "file": "d.csv", "task": "multiclass"}]))
+    assert (get_dataset("two").task, get_dataset("two").classes) == ("multiclass", 2)
+    write_csv(tmp_path / "e.csv", np.array(["a", "b", "c"] * 4))
+    with pytest.raises(SpecError, match="a binary task needs `positive`"):
+        load_spec(write_spec(tmp_path, [{"name": "three", "file": "e.csv", "task": "binary"}]))
+
+
+def test_user_catalogue_regression_entry_reads_real_targets(tmp_path):
+    write_csv(tmp_path / "my-reg" / "r.csv", [f"{t:.6g}" for t in TARGETS])
+    sha = hashlib.sha256((tmp_path / "my-reg" / "r.csv").read_bytes()).hexdigest()
+    entry = catalogue_entry(sha)
+    entry.update(name="my-reg", task="regression", classes=0)
+    entry["files"][0]["path"] = entry["recipe"]["file"] = "my-reg/r.csv"
+    del entry["recipe"]["positive"]
+    path = write_catalogue(tmp_path, [entry])
+    spec = load_spec(write_spec(tmp_path, ["my-reg"], catalog=path.name, methods=REGRESSOR))
+    assert spec.table.value == "test_rmse"
+    r = make_realisation("my-reg", {}, PROTOCOL, 1, seed=3)
+    np.testing.assert_allclose(r.y_test, 2.0 * r.X_test[:, 0] - r.X_test[:, 1] + 0.25, atol=1e-5)
+    entry["recipe"]["positive"] = ["1"]
+    with pytest.raises(CatalogueError, match="regression task has no \\+1 class"):
+        load_spec(write_spec(tmp_path, ["my-reg"], catalog=write_catalogue(tmp_path, [entry]).name))
+    del entry["recipe"]["positive"]
+    entry["recipe"] = {"kind": "splice", "file": "my-reg/r.csv"}
+    with pytest.raises(CatalogueError, match="real-valued targets with a 'table'"):
+        load_spec(write_spec(tmp_path, ["my-reg"], catalog=write_catalogue(tmp_path, [entry]).name))
