@@ -12,7 +12,9 @@ exp(−f_y) − exp(f_y) + Σ_ℓ exp(f_ℓ), decreasing in f_y, so it is argmax
 
 A column whose weak learner has no edge stops (as binary AdaBoost does), one with zero weighted
 error gets α = ½ ln((1 + δ)/δ) and stops; the others go on. ``max_time`` is the wall-clock cap the
-MultiBoost_cw paper gives AdaBoost.MO (1000 s there): the rounds finished within it are kept.
+MultiBoost_cw paper gives AdaBoost.MO (1000 s there): the rounds finished within it are kept (the
+same parameter and stop reason as the column-generation methods' cap, which lives in their base;
+this is not a column-generation loop, so it checks the cap itself).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ class AdaBoostMO(IterativeMixin, KernbenchClassifier):
         Rounds T (the path parameter); each round adds up to K stumps.
     max_time : float or None, default=None
         Stop after the round during which ``max_time`` seconds of fitting have elapsed
-        (stop_reason_ "time_cap"); None: no cap.
+        (stop_reason_ "max_time"); None: no cap.
 
     Attributes
     ----------
@@ -64,7 +66,7 @@ class AdaBoostMO(IterativeMixin, KernbenchClassifier):
         Per round: ``objective`` Σ_{i,ℓ} exp(−Y_iℓ f_ℓ(x_i)), ``train_error`` (argmax decoding),
         ``n_active`` (columns still boosting), ``time_s`` (cumulative).
     stop_reason_ : str
-        "max_iter", "time_cap" or "columns_done" (every column stopped: no edge or zero error).
+        "max_iter", "max_time" or "columns_done" (every column stopped: no edge or zero error).
     """
 
     path_param: ClassVar[str] = "n_estimators"
@@ -139,7 +141,7 @@ class AdaBoostMO(IterativeMixin, KernbenchClassifier):
             trace["n_active"].append(int(active.sum()))
             trace["time_s"].append(elapsed)
             if self.max_time is not None and elapsed >= self.max_time:
-                self.stop_reason_ = "time_cap"
+                self.stop_reason_ = "max_time"
                 break
         self.weak_learners_ = learners
         self.learner_class_ = np.asarray(classes, dtype=np.intp)

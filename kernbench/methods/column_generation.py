@@ -28,7 +28,9 @@ CG-Boost) is the same loop over a *restricted master problem*:
   ``train_error``, ``time_s`` (cumulative fit time, pricing included), ``n_columns``,
   ``solver_iter`` and ``solver_stop`` (which stopping rule of the restricted solver fired), plus any
   ``MasterStep.extra`` entries; ``n_iter_``, ``stop_reason_`` ("converged" | "max_iter" |
-  "exhausted" (every column of a finite space selected) | "empty_space"), ``final_score_``;
+  "exhausted" (every column of a finite space selected) | "empty_space" | "max_time" (a subclass
+  with a ``max_time`` parameter: the wall-clock cap, checked after each iteration)),
+  ``final_score_``;
 * ``feature_usage_``: the fraction of the learners splitting on each feature (stump spaces; None
   for other weak learners), Shen & Liu Fig. 5.
 
@@ -483,6 +485,8 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
             for key, value in step.extra.items():
                 trace[key].append(value)
             reason = self._should_stop(step)
+            if reason is None and self._time_capped(trace["time_s"][-1]):
+                reason = "max_time"
             if reason is not None:
                 self.stop_reason_ = reason
                 break
@@ -511,6 +515,12 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
 
     def _finish_fit(self) -> None:
         """Hook after the loop (e.g. drop large solver state)."""
+
+    def _time_capped(self, elapsed: float) -> bool:
+        """The wall-clock cap: a subclass with a ``max_time`` parameter (seconds, None: no cap)
+        stops with "max_time" after the iteration during which it was reached."""
+        cap = getattr(self, "max_time", None)
+        return cap is not None and elapsed >= cap
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X: Any) -> np.ndarray:

@@ -67,6 +67,9 @@ class MultiBoostCW(ColumnGenerationClassifier):
         L-BFGS-B options (``solver="lbfgsb"``; scipy's defaults).
     random_state : int, RandomState or None
         Seed of FCD's random picks (passes τ ≥ 2).
+    max_time : float or None, default=None
+        Wall-clock cap in seconds: stop (stop_reason_ "max_time") after the iteration during which
+        it was reached; the model of the iterations done is kept. None: no cap.
 
     Attributes
     ----------
@@ -94,6 +97,7 @@ class MultiBoostCW(ColumnGenerationClassifier):
         "lbfgs_ftol": [Interval(Real, 0, None, closed="neither")],
         "lbfgs_gtol": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
+        "max_time": [Interval(Real, 0, None, closed="neither"), None],
     }
     _binary_only = False
     _include_constant = True  # no bias: the constant learner gives each class an offset
@@ -116,6 +120,7 @@ class MultiBoostCW(ColumnGenerationClassifier):
         lbfgs_ftol: float = 2.220446049250313e-09,
         lbfgs_gtol: float = 1e-5,
         random_state=None,
+        max_time: float | None = None,
     ) -> None:
         self.C = C
         self.max_iter = max_iter
@@ -129,6 +134,7 @@ class MultiBoostCW(ColumnGenerationClassifier):
         self.lbfgs_ftol = lbfgs_ftol
         self.lbfgs_gtol = lbfgs_gtol
         self.random_state = random_state
+        self.max_time = max_time
 
     # ------------------------------------------------------------------ hooks
     def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:

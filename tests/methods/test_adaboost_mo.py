@@ -46,7 +46,7 @@ def test_loss_based_decoding_objective_and_weights():
 def test_time_cap_and_staged_path():
     X, y = load_iris(return_X_y=True)
     capped = AdaBoostMO(n_estimators=50, max_time=1e-9).fit(X, y)
-    assert capped.n_iter_ == 1 and capped.stop_reason_ == "time_cap"
+    assert capped.n_iter_ == 1 and capped.stop_reason_ == "max_time"
     mo = AdaBoostMO(n_estimators=30).fit(X, y)
     staged = list(mo.staged_decision_function(X))
     assert len(staged) == mo.n_iter_ == len(mo.trace_["time_s"])

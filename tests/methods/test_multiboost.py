@@ -7,7 +7,12 @@ import pytest
 from sklearn.datasets import load_iris
 
 from kernbench.methods.multiboost import MultiBoost
-from kernbench.solvers.multiclass_exp_loss import exp_loss_dual, pricing_weights, shared_objective
+from kernbench.solvers.multiclass_exp_loss import (
+    exp_loss_dual,
+    pricing_weights,
+    shared_objective,
+    solve_shared_lbfgsb,
+)
 from kernbench.weak.stumps import StumpSpace
 
 TIGHT = dict(rel_tol=None, lbfgs_ftol=1e-15, lbfgs_gtol=1e-10)
@@ -153,3 +158,82 @@ def test_fit_matches_the_previous_unfused_evaluation(monkeypatch):
     np.testing.assert_allclose(new.trace_["objective"], old.trace_["objective"], rtol=1e-3)
     assert new.trace_["objective"][-1] == pytest.approx(old.trace_["objective"][-1], rel=1e-5)
     np.testing.assert_array_equal(new.predict(X), old.predict(X))
+
+
+# ---------------------------------------------------------------------------------------------
+# solver="fcd": FCD (Alg. 2 of MultiBoost_cw) on the shared-learner problem, K variables a column
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fcd_pair():
+    X, y = _data(seed=3, m=50)
+    kw = dict(C=100.0, max_iter=15, rel_tol=None)
+    fcd = MultiBoost(solver="fcd", fcd_eps=1e-9, **kw).fit(X, y)
+    lbfgsb = MultiBoost(lbfgs_ftol=1e-15, lbfgs_gtol=1e-10, **kw).fit(X, y)
+    return X, y, fcd, lbfgsb
+
+
+def test_fcd_master_optimum_equals_lbfgsb_and_cvxpy(fcd_pair):
+    X, y, fcd, lbfgsb = fcd_pair
+    C, K = 100.0, 3
+    Phi = fcd._learner_matrix(X)
+    m, J = Phi.shape
+    for t, W in enumerate(fcd.coef_path_):
+        value, grad, _ = shared_objective(W, Phi[:, : t + 1], y, C)
+        assert value == pytest.approx(fcd.trace_["objective"][t], rel=1e-10)  # maintained μ
+        assert fcd.trace_["kkt"][t] <= 1e-9  # FCD's θ (16) is the KKT residual
+        # the same restricted problem (FCD's columns, W = 0 start) by a tight L-BFGS-B
+        ref = solve_shared_lbfgsb(
+            Phi[:, : t + 1], y, C, np.zeros((t + 1, K)), ftol=1e-15, gtol=1e-10
+        )
+        assert value == pytest.approx(ref.objective, rel=1e-6)
+    # and the final one by cvxpy's exponential cone
+    Wv = cp.Variable((J, K), nonneg=True)
+    F = Phi @ Wv
+    terms = [F[i, c] - F[i, y[i]] for i in range(m) for c in range(K) if c != y[i]]
+    prob = cp.Problem(
+        cp.Minimize(cp.sum(Wv) + (C / (m * (K - 1))) * cp.sum(cp.exp(cp.hstack(terms))))
+    )
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    assert fcd.trace_["objective"][-1] == pytest.approx(prob.value, rel=1e-6)
+
+
+def test_fcd_fit_follows_the_lbfgsb_objective_path(fcd_pair):
+    X, y, fcd, lbfgsb = fcd_pair
+    # each restricted optimum is unique in F, so λ and hence the next learner are the same
+    assert fcd.n_iter_ == lbfgsb.n_iter_
+    assert [str(h) for h in fcd.learners_] == [str(h) for h in lbfgsb.learners_]
+    np.testing.assert_allclose(fcd.trace_["objective"], lbfgsb.trace_["objective"], rtol=1e-6)
+    np.testing.assert_allclose(fcd.dual_coef_, lbfgsb.dual_coef_, rtol=1e-4, atol=1e-9)
+    np.testing.assert_array_equal(fcd.predict(X), lbfgsb.predict(X))
+
+
+def test_fcd_default_tolerance_matches_lbfgsb_defaults_on_iris():
+    # the defaults (FCD ε = 1e-2; L-BFGS-B with scipy's defaults): same learners, objectives to
+    # the solvers' accuracy
+    X, y = load_iris(return_X_y=True)
+    fcd = MultiBoost(C=100.0, max_iter=25, solver="fcd").fit(X, y)
+    lbfgsb = MultiBoost(C=100.0, max_iter=25).fit(X, y)
+    assert fcd.stop_reason_ == lbfgsb.stop_reason_ and fcd.n_iter_ == lbfgsb.n_iter_
+    np.testing.assert_allclose(fcd.trace_["objective"], lbfgsb.trace_["objective"], rtol=1e-4)
+    assert max(fcd.trace_["kkt"]) <= 1e-2  # (18) with ε = 1e-2
+
+
+def test_fcd_solver_passes_check_estimator():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    check_estimator(MultiBoost(max_iter=10, solver="fcd"))
+
+
+def test_max_time_stops_early_and_the_model_predicts():
+    X, y = load_iris(return_X_y=True)
+    for solver in ("lbfgsb", "fcd"):
+        est = MultiBoost(C=1000.0, max_iter=50, solver=solver, max_time=1e-9).fit(X, y)
+        assert est.stop_reason_ == "max_time" and est.n_iter_ == 1  # after the first iteration
+        assert len(est.trace_["objective"]) == 1 and est.coef_.shape == (1, 3)
+        assert est.predict(X).shape == y.shape
+        staged = list(est.staged_decision_function(X))
+        np.testing.assert_allclose(staged[-1], est.decision_function(X))
+    free = MultiBoost(C=1000.0, max_iter=5, max_time=1e6).fit(X, y)
+    assert free.stop_reason_ != "max_time"

@@ -155,3 +155,13 @@ def test_iris_path_prediction_and_binary_decision():
     dec = bin_est.decision_function(Xb)
     assert dec.shape == (Xb.shape[0],)
     np.testing.assert_array_equal(bin_est.predict(Xb), np.where(dec >= 0, "b", "a"))
+
+
+def test_max_time_from_the_base_stops_early_and_the_model_predicts():
+    X, y = load_iris(return_X_y=True)
+    est = MultiBoostCW(C=1000.0, max_iter=50, max_time=1e-9, random_state=0).fit(X, y)
+    assert est.stop_reason_ == "max_time" and est.n_iter_ == 1
+    assert est.coef_.shape == (3,)  # the K learners of the one iteration done
+    assert est.predict(X).shape == y.shape
+    staged = list(est.staged_decision_function(X))
+    np.testing.assert_allclose(staged[-1], est.decision_function(X))
