@@ -144,9 +144,10 @@ class CGBoostBase(ColumnGenerationClassifier):
         self._eps = 1e-6 * max(1.0, self.C) if self.tol is None else float(self.tol)
         solver = self.solver
         if solver == "auto":
-            # measured (benchmarks/bench_cgboost.py --parts master, pendigits, 100 columns,
-            # paired per solve): the OSQP lifted-dual master is 2.0x (m = 300) and 3.4x
-            # (m = 1000) faster than cvxpy + Clarabel, at the same objective (1e-10)
+            # measured (benchmarks/bench_cgboost.py --parts master: pendigits, 100 columns,
+            # paired per solve): the OSQP lifted-dual master's median solve is 2.7x (m = 300)
+            # and 3.0x (m = 1000) faster than cvxpy + Clarabel (total 1.2x and 2.0x with its
+            # Clarabel fallbacks), objectives within 3e-9
             solver = "highs" if self.norm == "l1" else "osqp"
         if solver == "osqp" and self.norm == "l1":
             raise ValueError("solver='osqp' solves the 2-norm QP; use 'highs' or 'cvxpy' for l1")
