@@ -5,19 +5,24 @@ Data: pendigits odd (+1) vs even (−1) through the ``positive`` dataset option 
 digit task of the offline mirror; MNIST and covtype are not mirrored), features standardised on the
 training part; kernels L, Q, R (σ = mean squared distance), C = 1.
 
-1. ``cg``: stratified vs regular CG to TR2 on the same training set, for the 2-norm QP (OSQP,
-   ``--n-qp`` points) and the 1-norm LP (HiGHS, ``--n-lp`` points): kernel columns scored (pricing
-   work; one column = K_p(·, x_k) over the m points), columns computed (cache misses), columns
-   generated, wall time and the final objective (they must agree); also the columns scored until
-   the objective first comes within 1 % and 0.1 % of the final one (``scored_to_*``).
+1. ``cg``: stratified vs regular CG to TR2 (or both stopped at ``--cap`` columns) on the same
+   training set, for the 2-norm QP (11) (OSQP, ``--n-qp`` points) and/or the 1-norm LP (HiGHS,
+   ``--n-lp`` points), ``--norms``: kernel columns scored (pricing work; one column = K_p(·, x_k)
+   over the m points, counted every time it is scored, as the paper counts columns calculated per
+   iteration without a cache), columns computed (cache misses), columns generated, wall time and
+   the final objective; the columns scored until each variant first reaches the common objective
+   (the worse of the two finals, the same at TR2: ``scored_to_common_objective``), and until its
+   own final objective is within 1 % and 0.1 % (``scored_to_*``).
 2. ``predict``: mixture (stratified L,Q,R) vs composite (L+Q+R) models trained on ``--n-lp`` points
    (1-norm, TR2), prediction time on every remaining pendigits row (median of ``--repeats``
    interleaved rounds), by ``predict`` (zero-α columns skipped, linear and quadratic sums
    collapsed) and by the plain Gram path (every working-set column's Gram block).
-3. ``master``: one column sequence (``--n-master`` points, the first ``--columns`` columns a 2-norm
-   fit generated) re-solved column by column by OSQP warm-started, OSQP cold, LIBSVM on the Gram
-   matrix of the columns, and cvxpy (Clarabel, rebuilt each time); median time per restricted
-   solve, the largest objective difference to cvxpy, and OSQP solves finished by Clarabel.
+3. ``master``: one column sequence per ``--n-master`` size (the first ``--columns`` columns a
+   2-norm fit generated) re-solved column by column by OSQP warm-started, OSQP cold, cvxpy
+   (Clarabel, rebuilt each time) and, with ``--libsvm``, LIBSVM on the Gram matrix; paired: every
+   master solves restricted problem j in turn (order rotated) before problem j + 1. Median time per
+   restricted solve, total, the median of the paired per-solve ratios, the largest objective
+   difference to cvxpy, and the OSQP solves finished by Clarabel.
 
 4. ``table2_qp`` (only when asked: minutes per model): the four Table 2 models (linear, RBF,
    composite, mixture) under the 2-norm QP to TR2 on one stratified 80/20 split of ``--dataset``
@@ -25,7 +30,8 @@ training part; kernels L, Q, R (σ = mean squared distance), C = 1.
 
 Writes benchmarks/results/bench_cgboost.csv (``--out``).
 
-    python benchmarks/bench_cgboost.py [--n-qp 200] [--n-lp 1000] [--n-master 300] [--columns 60]
+    python benchmarks/bench_cgboost.py [--n-qp 200] [--n-lp 1000] [--norms l2,l1] [--cap N]
+        [--n-master 300,1000] [--columns 60] [--libsvm]
 """
 
 from __future__ import annotations
