@@ -241,8 +241,8 @@ class OSQPKernelMaster:
     solution is accepted only when its duality gap certifies it (``gap_tol``). A solve without a
     certified solution at ``eps`` is finished by the cvxpy/Clarabel reference (``n_fallbacks``).
     The problem grows by one variable and one row per column, so each solve sets OSQP up again
-    (about 8 % of a solve's time, measured at m = 300) and warm-starts it from the previous w, z and the
-    previous dual y (the new row's multiplier at its KKT value −z_J).
+    (about 8 % of a solve's time, measured at m = 300) and warm-starts it from the previous w,
+    z and dual y (the new row's multiplier at its KKT value −z_J).
 
     Parameters
     ----------
