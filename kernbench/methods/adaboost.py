@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.base import IterativeMixin, KernbenchClassifier
 from kernbench.methods.registry import register
+from kernbench.solvers.adaboost_round import reweight, weighted_error
 from kernbench.weak.perceptron import PerceptronSpace
 from kernbench.weak.rcd_perceptron import RCDPerceptronSpace
 from kernbench.weak.stumps import (
@@ -51,6 +52,8 @@ LEMGA_ZERO_ERROR_BETA = 1000.0
 EDGE_TOL = 1e-12
 #: staged decision values are accumulated this many learners at a time (bounds memory)
 _STAGE_BLOCK = 256
+#: −α·(+1, −1) gives the two reweighting factors e^(−α), e^α in one numpy exp
+_SIGNS = np.array([1.0, -1.0])
 
 SpaceBuilder = Callable[["AdaBoost", np.ndarray, np.random.Generator], Any]
 
@@ -209,6 +212,7 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         y_pos = y_pm > 0
         d = np.full(m, 1.0 / m)  # step 1
         F = np.zeros(m)
+        scratch = np.empty(m)  # the misclassified weights of a round, gathered for their sum
         learners: list[Any] = []
         alphas: list[float] = []
         trace: dict[str, list[float]] = {
@@ -217,9 +221,9 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         self.stop_reason_ = "max_rounds"
         for _ in range(self.n_estimators):
             pick = space.best(d * y_pm, absolute=True, rng=rng)  # edge Σ d_i y_i h(x_i)
-            h = pick.column
-            yh = y_pm * h  # ±1: +1 where h_t is right (exact products, as y_i·h_t(x_i) below)
-            eps = float(d[yh < 0].sum())  # ε_t
+            Z = None
+            h = np.ascontiguousarray(pick.column, dtype=np.float64)
+            eps = float(weighted_error(d, y_pm, h, scratch))  # ε_t = Σ d_i over y_i h_t(x_i) < 0
             if 1.0 - 2.0 * eps <= EDGE_TOL:  # step 2.2 (the space is negation-complete)
                 self.stop_reason_ = "no_edge"
                 break
@@ -231,17 +235,20 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
                 Z = 0.0
             else:
                 alpha = 0.5 * np.log((1.0 - eps) / eps)  # step 2.4
-                d = d * np.exp(-alpha * yh)  # step 2.5
-                Z = float(d.sum())
-                d /= Z
+            if Z is None:  # step 2.5 (and F += α h) in place, as numpy computes it
+                down, up = np.exp(-alpha * _SIGNS)
+                Z, errors = reweight(d, y_pm, h, up, down, F, alpha, y_pos)
+                Z = float(Z)
+            else:
+                F += alpha * h
+                errors = np.count_nonzero((F >= 0) != y_pos)
             learners.append(pick.learner)
             alphas.append(float(alpha))
-            F += alpha * h
             trace["edge"].append(1.0 - 2.0 * eps)
             trace["alpha"].append(float(alpha))
             trace["weighted_error"].append(eps)
             trace["Z"].append(Z)
-            trace["train_error"].append(np.count_nonzero((F >= 0) != y_pos) / m)  # sign(0) = +1
+            trace["train_error"].append(errors / m)  # sign(0) = +1
             trace["time_s"].append(perf_counter() - start)
             if eps == 0.0 and self.zero_error == "stop":
                 self.stop_reason_ = "zero_error"

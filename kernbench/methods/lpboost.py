@@ -105,7 +105,9 @@ class LPBoost(ColumnGenerationClassifier):
         "sigma": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
     }
-    _result_revision = 1  # 1: C=None runs the ν-LP (was the C-form with C = 1/(νm))
+    # 1: C=None runs the ν-LP (was the C-form with C = 1/(νm)); 2: the ν-master stores ±1 columns
+    # sparsely, and the simplex may pick other optimal duals of degenerate restricted LPs
+    _result_revision = 2
     _binary_only = True
     _include_constant = True  # bias-free model: the constant stump acts as the bias
     _absolute_pricing = False  # criterion (6)

@@ -181,7 +181,11 @@ def test_nu_optimum_scaled_solves_the_C_form_with_C_equal_D_over_beta(nu):
     w = nu_est.coef_ / rho
     f = nu_est._learner_matrix(X) @ w
     assert w.sum() + C * np.maximum(1.0 - ys * f, 0.0).sum() == pytest.approx(c_opt, rel=1e-7)
-    np.testing.assert_array_equal(np.sign(f), np.sign(nu_est.decision_function(X)))
+    # the same signs, except at points whose decision value is zero up to rounding
+    g = nu_est.decision_function(X)
+    clear = np.abs(g) > 1e-12
+    np.testing.assert_array_equal(np.sign(f[clear]), np.sign(g[clear]))
+    assert np.all(np.abs(f[~clear]) <= 1e-12 / rho)
     # α = u*/β* certifies it: feasible for (5) on the full stump matrix with 1ᵀα = 1/β*
     alpha = nu_est.dual_coef_ / beta
     assert alpha.max() <= C * (1 + 1e-9) and alpha.sum() == pytest.approx(c_opt, rel=1e-7)

@@ -70,12 +70,24 @@ def test_empty_master_has_alpha_equal_C():
     np.testing.assert_allclose(res.xi, 1.0)
 
 
+def _nu_columns(seed=2):
+    """±1 columns, some mostly +1 and some mostly −1 (both shifts of the sparse form), a column
+    with zeros and a real-valued one (stored as they are)."""
+    H, y = _data(seed=seed)
+    rng = np.random.default_rng(seed + 100)
+    m = y.size
+    skewed = np.where(rng.random((m, 4)) < [0.9, 0.1, 0.97, 0.03], 1.0, -1.0)
+    other = np.c_[np.where(rng.random(m) < 0.2, 0.0, H[:, 2]), 0.7 * rng.normal(size=m)]
+    return np.c_[H[:, :6], skewed, other, H[:, 6:]], y
+
+
+@pytest.mark.parametrize("sparse_columns", [True, False])
 @pytest.mark.parametrize("nu", [0.05, 0.2, 0.6, 1.0])
-def test_nu_back_ends_match_linprog_on_identical_columns(nu):
-    H, y = _data(seed=2)
+def test_nu_back_ends_match_linprog_on_identical_columns(nu, sparse_columns):
+    H, y = _nu_columns(seed=2)
     m = y.size
     D = 1.0 / (nu * m)
-    master = IncrementalNuLPMaster(y, D)
+    master = IncrementalNuLPMaster(y, D, sparse_columns=sparse_columns)
     for j in range(H.shape[1]):
         master.add_column(H[:, j])
         inc = master.solve()
@@ -150,3 +162,19 @@ def test_no_highs_banner_on_stdout(backend):
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert proc.stdout == "done\n"
+
+
+def test_sparse_nu_columns_store_only_the_minority_entries():
+    """The sparse ν-master stores a ±1 column as its minority entries (+ the rows of t and 1ᵀa)."""
+    H, y = _nu_columns(seed=3)
+    m = y.size
+    sparse = IncrementalNuLPMaster(y, 0.1)
+    dense_nz = IncrementalNuLPMaster(y, 0.1, sparse_columns=False)
+    for master in (sparse, dense_nz):
+        master.add_column(H[:, 0])
+        master.add_column(H[:, 6])  # 90 % +1
+    minority = sum(min(np.sum(H[:, j] > 0), np.sum(H[:, j] < 0)) for j in (0, 6))
+    base = 2 * m + m + 1  # ξ_i − ρ rows, the column t, the coefficient of t in its row
+    assert sparse._h.getNumNz() == base + minority + 2 * 2  # + t row and 1ᵀa row per column
+    assert dense_nz._h.getNumNz() == 2 * m + 2 * m + 2
+    assert sparse.solve().primal == pytest.approx(dense_nz.solve().primal, abs=1e-12)
