@@ -221,27 +221,25 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         self.stop_reason_ = "max_rounds"
         for _ in range(self.n_estimators):
             pick = space.best(d * y_pm, absolute=True, rng=rng)  # edge Σ d_i y_i h(x_i)
-            Z = None
             h = np.ascontiguousarray(pick.column, dtype=np.float64)
             eps = float(weighted_error(d, y_pm, h, scratch))  # ε_t = Σ d_i over y_i h_t(x_i) < 0
             if 1.0 - 2.0 * eps <= EDGE_TOL:  # step 2.2 (the space is negation-complete)
                 self.stop_reason_ = "no_edge"
                 break
-            if eps == 0.0 and self.zero_error == "continue":  # LEMGA: β = 1000, d unchanged
-                alpha = 0.5 * np.log(LEMGA_ZERO_ERROR_BETA)
-                Z = float(np.exp(-alpha))  # d·exp(−α y h) = d·e^(−α): normalising restores d
-            elif eps == 0.0:  # step 2.3
-                alpha = 0.5 * np.log((1.0 - eps + ZERO_ERROR_DELTA) / (eps + ZERO_ERROR_DELTA))
-                Z = 0.0
-            else:
-                alpha = 0.5 * np.log((1.0 - eps) / eps)  # step 2.4
-            if Z is None:  # step 2.5 (and F += α h) in place, as numpy computes it
-                down, up = np.exp(-alpha * _SIGNS)
-                Z, errors = reweight(d, y_pm, h, up, down, F, alpha, y_pos)
-                Z = float(Z)
-            else:
+            if eps == 0.0:  # d is left as it is
+                if self.zero_error == "continue":  # LEMGA: β = 1000
+                    alpha = 0.5 * np.log(LEMGA_ZERO_ERROR_BETA)
+                    Z = float(np.exp(-alpha))  # d·exp(−α y h) = d·e^(−α): normalising restores d
+                else:  # step 2.3
+                    alpha = 0.5 * np.log((1.0 - eps + ZERO_ERROR_DELTA) / (eps + ZERO_ERROR_DELTA))
+                    Z = 0.0
                 F += alpha * h
                 errors = np.count_nonzero((F >= 0) != y_pos)
+            else:
+                alpha = 0.5 * np.log((1.0 - eps) / eps)  # step 2.4
+                down, up = np.exp(-alpha * _SIGNS)  # step 2.5 (and F += α h) in place
+                Z, errors = reweight(d, y_pm, h, up, down, F, alpha, y_pos)
+                Z = float(Z)
             learners.append(pick.learner)
             alphas.append(float(alpha))
             trace["edge"].append(1.0 - 2.0 * eps)

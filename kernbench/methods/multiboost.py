@@ -162,17 +162,7 @@ class MultiBoost(ColumnGenerationClassifier):
             ftol=self.lbfgs_ftol,
             gtol=self.lbfgs_gtol,
         )
-        previous, self._objective = self._objective, res.objective
-        if self.rel_tol is not None and np.isfinite(previous):
-            self._stalled = abs(previous - res.objective) <= self.rel_tol * abs(previous)
-        self._W, self._lam = res.W, res.lam
-        self._U = pricing_weights(res.lam, self._y)  # λ by the KKT conditions (5)
-        return MasterStep(
-            objective=res.objective,
-            solver_stop=res.stop,
-            solver_iter=res.n_iter,
-            extra={"kkt": res.kkt, "n_nonzero": int(np.count_nonzero(res.W))},
-        )
+        return self._accept(res.objective, res.W, res.lam, res.stop, res.n_iter, res.kkt)
 
     def _solve_master_fcd(self) -> MasterStep:
         J, K = self._W.shape
@@ -186,17 +176,26 @@ class MultiBoost(ColumnGenerationClassifier):
             eps=float(self.fcd_eps), tau_max=self.fcd_tau_max, seed=J,  # a fixed pass order
             columns=self._columns, mu0=self._mu,
         )  # fmt: skip
-        previous, self._objective = self._objective, res.objective
+        self._mu = res.mu
+        lam = float(self.C) / (m * (K - 1)) * res.mu  # (5): λ = (C/p)·μ
+        W = res.w.reshape(J, K)
+        return self._accept(res.objective, W, lam, res.stop, res.n_passes, res.max_violation)
+
+    def _accept(
+        self, objective: float, W: np.ndarray, lam: np.ndarray, stop: str, n_iter: int, kkt: float
+    ) -> MasterStep:
+        """Take a restricted solution (either solver's): the stall test, W, λ and the pricing
+        weights of the next iteration."""
+        previous, self._objective = self._objective, objective
         if self.rel_tol is not None and np.isfinite(previous):
-            self._stalled = abs(previous - res.objective) <= self.rel_tol * abs(previous)
-        self._W, self._mu = res.w.reshape(J, K), res.mu
-        self._lam = float(self.C) / (m * (K - 1)) * res.mu  # (5): λ = (C/p)·μ
-        self._U = pricing_weights(self._lam, self._y)
+            self._stalled = abs(previous - objective) <= self.rel_tol * abs(previous)
+        self._W, self._lam = W, lam
+        self._U = pricing_weights(lam, self._y)  # λ by the KKT conditions (5)
         return MasterStep(
-            objective=res.objective,
-            solver_stop=res.stop,
-            solver_iter=res.n_passes,
-            extra={"kkt": res.max_violation, "n_nonzero": int(np.count_nonzero(self._W))},
+            objective=objective,
+            solver_stop=stop,
+            solver_iter=n_iter,
+            extra={"kkt": kkt, "n_nonzero": int(np.count_nonzero(W))},
         )
 
     def _coefficients(self) -> tuple[np.ndarray, np.ndarray]:
