@@ -226,9 +226,29 @@ def test_fcd_solver_passes_check_estimator():
     check_estimator(MultiBoost(max_iter=10, solver="fcd"))
 
 
+def test_newton_fit_follows_the_tight_path_with_a_tight_kkt_residual(fcd_pair):
+    X, y, fcd, lbfgsb = fcd_pair
+    newton = MultiBoost(C=100.0, max_iter=15, rel_tol=None, solver="newton", newton_tol=1e-9)
+    newton.fit(X, y)
+    assert [str(h) for h in newton.learners_] == [str(h) for h in lbfgsb.learners_]
+    np.testing.assert_allclose(newton.trace_["objective"], lbfgsb.trace_["objective"], rtol=1e-7)
+    assert max(newton.trace_["kkt"]) <= 1e-9
+    # its objectives are the tight ones: never above FCD's at ε = 1e-9 by more than round-off
+    assert np.all(
+        np.asarray(newton.trace_["objective"]) <= np.asarray(fcd.trace_["objective"]) * (1 + 1e-9)
+    )
+    np.testing.assert_array_equal(newton.predict(X), lbfgsb.predict(X))
+
+
+def test_newton_solver_passes_check_estimator():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    check_estimator(MultiBoost(max_iter=10, solver="newton"))
+
+
 def test_max_time_stops_early_and_the_model_predicts():
     X, y = load_iris(return_X_y=True)
-    for solver in ("lbfgsb", "fcd"):
+    for solver in ("lbfgsb", "fcd", "newton"):
         est = MultiBoost(C=1000.0, max_iter=50, solver=solver, max_time=1e-9).fit(X, y)
         assert est.stop_reason_ == "max_time" and est.n_iter_ == 1  # after the first iteration
         assert len(est.trace_["objective"]) == 1 and est.coef_.shape == (1, 3)

@@ -92,6 +92,32 @@ def test_lbfgsb_solver_gives_the_same_first_iterations():
     assert [s.feature for s in fcd.learners_] == [s.feature for s in lbf.learners_]
 
 
+@pytest.mark.parametrize("solver", ["newton", "fcd+newton"])
+def test_newton_solvers_follow_the_tight_fcd_path(solver):
+    X, y = _data(seed=3)
+    fcd = MultiBoostCW(C=100.0, max_iter=6, **TIGHT).fit(X, y)
+    est = MultiBoostCW(C=100.0, max_iter=6, solver=solver, rel_tol=None, newton_tol=1e-9)
+    est.fit(X, y)
+    np.testing.assert_allclose(est.trace_["objective"], fcd.trace_["objective"], rtol=1e-7)
+    assert [s.feature for s in est.learners_] == [s.feature for s in fcd.learners_]
+    assert max(est.trace_["max_violation"]) <= 1e-9
+    # the μ kept for the next FCD call and the training decision match a recomputation
+    K = est.classes_.size
+    Phi = est._learner_matrix(X)
+    value, _, lam = classwise_objective(
+        est.coef_, Phi, y, 100.0, np.arange(est.coef_.size), est.learner_class_, K
+    )
+    assert value == pytest.approx(est.trace_["objective"][-1], rel=1e-12)
+    np.testing.assert_allclose(est.dual_coef_, lam, rtol=1e-10)
+    np.testing.assert_array_equal(est.predict(X), fcd.predict(X))
+
+
+def test_newton_solvers_pass_check_estimator():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    check_estimator(MultiBoostCW(max_iter=5, solver="fcd+newton"))
+
+
 def test_kkt_duals_are_dual_feasible_when_converged():
     X, y = _data(seed=1, m=30)
     C, K = 10.0, 3

@@ -1,0 +1,137 @@
+"""Projected Newton on the exponential-loss restricted problem: the Hessian against finite
+differences of the gradient, the quadratic sub-problem against cvxpy, and the restricted optimum
+against a tight L-BFGS-B and cvxpy's exponential cone, for class-wise and shared learners."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+from kernbench.solvers.exp_loss_newton import (
+    _qp_active_set,
+    classwise_hessian,
+    solve_classwise_newton,
+    solve_shared_newton,
+)
+from kernbench.solvers.multiclass_exp_loss import (
+    classwise_objective,
+    kkt_residual,
+    pricing_weights,
+    solve_classwise_lbfgsb,
+    solve_shared_lbfgsb,
+)
+
+TIGHT_LBFGSB = dict(ftol=1e-15, gtol=1e-12, maxiter=100000)
+
+
+def _problem(seed=0, m=60, K=3, J=15):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, 3))
+    y = np.argmax(X @ rng.normal(size=(3, K)) + 0.8 * rng.normal(size=(m, K)), axis=1)
+    H = np.sign(X @ rng.normal(size=(3, J)) + 0.3 * rng.normal(size=(m, J)))
+    H[H == 0] = 1.0
+    return H, y, np.arange(J), np.arange(J) % K, K
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_hessian_equals_finite_differences_of_the_gradient(shared):
+    H, y, vc, vk, K = _problem(seed=1, m=30, J=6)
+    if shared:
+        J = H.shape[1]
+        vc, vk = np.repeat(np.arange(J), K), np.tile(np.arange(K), J)
+    C = 10.0
+    w = np.random.default_rng(2).uniform(0.1, 0.5, size=vc.size)
+    _, g0, lam = classwise_objective(w, H, y, C, vc, vk, K)
+    Q = classwise_hessian(H[:, vc], vk, lam, y, K)
+    step = 1e-6
+    fd = np.empty_like(Q)
+    for v in range(w.size):
+        e = np.zeros_like(w)
+        e[v] = step
+        fd[:, v] = (
+            classwise_objective(w + e, H, y, C, vc, vk, K)[1]
+            - classwise_objective(w - e, H, y, C, vc, vk, K)[1]
+        ) / (2 * step)
+    np.testing.assert_allclose(Q, Q.T, atol=1e-12)
+    np.testing.assert_allclose(Q, fd, rtol=1e-5, atol=1e-7 * np.abs(Q).max())
+    assert np.linalg.eigvalsh(Q).min() >= -1e-9 * np.abs(Q).max()  # convex
+    assert g0.shape == w.shape
+
+
+def test_quadratic_subproblem_matches_cvxpy():
+    rng = np.random.default_rng(3)
+    n = 25
+    A = rng.normal(size=(40, n))
+    Q = A.T @ A + 1e-3 * np.eye(n)
+    g = rng.normal(size=n) * 5
+    w = np.where(rng.random(n) < 0.5, 0.0, rng.uniform(0, 1, size=n))
+    d = _qp_active_set(Q, g, w, 1e-10)
+    x = cp.Variable(n)
+    prob = cp.Problem(cp.Minimize(g @ x + 0.5 * cp.quad_form(x, cp.psd_wrap(Q))), [w + x >= 0])
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    assert np.all(w + d >= -1e-14)
+    value = g @ d + 0.5 * d @ Q @ d
+    assert value == pytest.approx(prob.value, rel=1e-8, abs=1e-10)
+    qg = g + Q @ d  # KKT of the sub-problem: zero gradient where free, ≥ 0 at the bound
+    assert kkt_residual(w + d, qg) <= 1e-8
+
+
+@pytest.mark.parametrize("C", [10.0, 1e3, 1e5])
+def test_newton_reaches_the_lbfgsb_optimum_with_feasible_duals(C):
+    H, y, vc, vk, K = _problem()
+    w0 = np.zeros(vc.size)
+    res = solve_classwise_newton(H, y, C, w0, vc, vk, K, tol=1e-9)
+    ref = solve_classwise_lbfgsb(H, y, C, w0, vc, vk, K, **TIGHT_LBFGSB)
+    assert res.stop == "converged" and res.kkt <= 1e-9
+    assert res.objective <= ref.objective * (1 + 1e-9)
+    assert res.objective == pytest.approx(ref.objective, rel=1e-6)
+    value, grad, lam = classwise_objective(res.W, H, y, C, vc, vk, K)
+    assert value == pytest.approx(res.objective, rel=1e-12)
+    np.testing.assert_allclose(res.lam, lam, rtol=1e-12)
+    assert np.any(res.W > 0) and np.any(res.W == 0)
+    U = pricing_weights(lam, y)  # dual feasibility (3b): pricing score ≤ 1, = 1 where w > 0
+    score = np.einsum("iv,iv->v", H[:, vc], U[:, vk])
+    assert score.max() <= 1.0 + 1e-8
+    np.testing.assert_allclose(score[res.W > 0], 1.0, atol=1e-8)
+
+
+def test_newton_matches_cvxpy_exponential_cone_on_a_tiny_problem():
+    H, y, vc, vk, K = _problem(seed=5, m=15, J=6)
+    C = 50.0
+    m = H.shape[0]
+    p = m * (K - 1)
+    res = solve_classwise_newton(H, y, C, np.zeros(vc.size), vc, vk, K, tol=1e-10)
+    w = cp.Variable(vc.size, nonneg=True)
+    F = [sum(w[v] * H[:, vc[v]] for v in range(vc.size) if vk[v] == c) for c in range(K)]
+    terms = [F[c][i] - F[y[i]][i] for i in range(m) for c in range(K) if c != y[i]]
+    prob = cp.Problem(cp.Minimize(cp.sum(w) + (C / p) * cp.sum(cp.exp(cp.hstack(terms)))))
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    assert res.objective == pytest.approx(prob.value, rel=1e-6)
+
+
+def test_warm_start_from_a_far_point_and_real_valued_columns():
+    # Newton does not need ±1 columns (unlike FCD's closed form); start far from the optimum
+    H, y, vc, vk, K = _problem(seed=6)
+    H = H * np.random.default_rng(0).uniform(0.5, 1.5, size=H.shape)
+    C = 1e3
+    w0 = np.full(vc.size, 3.0)
+    res = solve_classwise_newton(H, y, C, w0, vc, vk, K, tol=1e-9)
+    ref = solve_classwise_lbfgsb(H, y, C, np.zeros(vc.size), vc, vk, K, **TIGHT_LBFGSB)
+    assert res.stop == "converged"
+    assert res.objective == pytest.approx(ref.objective, rel=1e-6)
+
+
+def test_shared_learners_multiboost_optimum_and_the_valley_shift():
+    H, y, _, _, K = _problem(seed=4, J=8)
+    C = 1e3
+    J = H.shape[1]
+    # a warm start with all K coefficients of learner 0 positive: the loss is blind to a common
+    # shift, so the solver's first move lowers Σ W for free
+    W0 = np.zeros((J, K))
+    W0[0] = [0.5, 0.7, 0.9]
+    res = solve_shared_newton(H, y, C, W0, tol=1e-9)
+    ref = solve_shared_lbfgsb(H, y, C, np.zeros((J, K)), **TIGHT_LBFGSB)
+    assert res.W.shape == (J, K)
+    assert res.stop == "converged"
+    assert res.objective == pytest.approx(ref.objective, rel=1e-7)
+    assert res.objective <= ref.objective * (1 + 1e-9)
+    assert np.all(res.W.min(axis=1) == 0.0)  # every learner keeps a zero coefficient
