@@ -10,9 +10,12 @@ the warm start a column-generation run gives the solver.
    reference optimum f* is L-BFGS-B at ftol = 1e-15, gtol = 1e-11; each solver's time is that of
    its first setting (loosest first) whose objective is within 1e-6 (relative) of f*: FCD with
    τ_max = ∞ and ε from 10⁻¹ down to 10⁻⁵ (NaN when none gets there), L-BFGS-B with (ftol, gtol)
-   from scipy's defaults down. Median
-   of ``--repeats`` timings after a warm-up (numba compilation), the two solvers' repeats
-   interleaved. Ratio = L-BFGS-B / FCD. A looser
+   from scipy's defaults down; and two Newton variants (``kernbench.solvers.exp_loss_newton``)
+   with their KKT tolerance from 10⁻² down: projected Newton alone, and FCD+Newton (FCD at the
+   paper's ε = 0.1 and τ_max = 2, then the Newton finish: MultiBoost_cw's
+   ``solver="fcd+newton"``). Median of ``--repeats`` timings after a warm-up (numba
+   compilation), all solvers' repeats interleaved. Ratios = L-BFGS-B time / the solver's
+   time (``ratio`` for FCD, ``ratio_fcd_newton``, ``ratio_newton``). A looser
    target (1e-4, a "moderate solution") is timed the same way. Run with OMP_NUM_THREADS=1: with
    several BLAS threads on a loaded machine scipy's L-BFGS-B slows down ~15×.
 2. **Fig. 6 replay** (``bench_fcd_fig6.csv``): the same learner sequence replayed through every
@@ -37,6 +40,7 @@ from _results import write_csv
 from kernbench.datasets import make_realisation
 from kernbench.methods.multiboost_cw import MultiBoostCW
 from kernbench.runner.preprocess import fit_scaler
+from kernbench.solvers.exp_loss_newton import solve_classwise_newton
 from kernbench.solvers.fcd import fcd_solve
 from kernbench.solvers.multiclass_exp_loss import solve_classwise_lbfgsb
 from kernbench.spec_types import Protocol
@@ -54,6 +58,8 @@ LBFGSB_TOLS = (
     (1e-14, 1e-10),
     (1e-15, 1e-11),
 )
+NEWTON_TOLS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9)
+FINISH_FCD = dict(eps=0.1, tau_max=2)  # FCD+Newton: Alg. 2 as the paper runs CW, then Newton
 FIG6_SOLVERS = ("FCD-1", "FCD-2", "FCD-5", "FCD-inf", "L-BFGS-B")
 
 
@@ -73,6 +79,13 @@ def solve(name: str, H, y, w0, cls, K, new, **kw):
     cols = np.arange(w0.size)
     if name == "L-BFGS-B":
         res = solve_classwise_lbfgsb(H, y, C, w0, cols, cls, K, **kw)
+        return res.W, res.objective
+    if name == "Newton":
+        res = solve_classwise_newton(H, y, C, w0, cols, cls, K, **kw)
+        return res.W, res.objective
+    if name == "FCD+Newton":
+        fcd = fcd_solve(H, y, C, w0, cols, cls, K, new, **FINISH_FCD)
+        res = solve_classwise_newton(H, y, C, fcd.w, cols, cls, K, **kw)
         return res.W, res.objective
     res = fcd_solve(H, y, C, w0, cols, cls, K, new, **kw)
     return res.w, res.objective
@@ -107,6 +120,14 @@ def time_to_target(H, y, w0, cls, K, new, repeats: int) -> list[dict]:
                     "FCD", H, y, w0, cls, K, new, eps=e, tau_max=None
                 )
                 break
+        for name in ("Newton", "FCD+Newton"):  # the loosest KKT tolerance that gets there
+            key = name.lower().replace("+", "_")
+            for tol in NEWTON_TOLS:
+                obj = solve(name, H, y, w0, cls, K, new, tol=tol)[1]
+                if obj <= target:
+                    out[f"{key}_obj"], out[f"{key}_setting"] = obj, f"tol={tol:g}"
+                    fns[f"{key}_s"] = lambda n=name, t=tol: solve(n, H, y, w0, cls, K, new, tol=t)
+                    break
         for ftol, gtol in LBFGSB_TOLS:
             kw = dict(ftol=ftol, gtol=gtol, maxiter=50000)
             obj = solve("L-BFGS-B", H, y, w0, cls, K, new, **kw)[1]
@@ -153,7 +174,8 @@ def main() -> None:
     Xw, yw = load("iris")  # warm-up: numba compilation, imports
     MultiBoostCW(C=C, max_iter=3).fit(Xw, yw)
     rows, fig6 = [], []
-    print(f"{'dataset':10s} {'t':>4s} {'vars':>5s} {'rtol':>6s} {'FCD s':>8s} {'L-BFGS-B s':>10s} "
+    print(f"{'dataset':10s} {'t':>4s} {'vars':>5s} {'rtol':>6s} {'FCD s':>8s} "
+          f"{'L-BFGS-B s':>10s} {'ratio':>6s} {'FCD+N s':>8s} {'ratio':>6s} {'Newton s':>8s} "
           f"{'ratio':>6s}")  # fmt: skip
     for name in [d for d in args.datasets.split(",") if d]:
         X, y = load(name)
@@ -165,18 +187,25 @@ def main() -> None:
             for out in time_to_target(
                 H[:, :J], y, w0, cls[:J], K, np.arange(J - K, J), args.repeats
             ):
-                ratio = out.get("lbfgsb_s", np.nan) / out.get("fcd_s", np.nan)
+                lb = out.get("lbfgsb_s", np.nan)
+                ratio = lb / out.get("fcd_s", np.nan)
+                out["ratio_fcd_newton"] = lb / out.get("fcd_newton_s", np.nan)
+                out["ratio_newton"] = lb / out.get("newton_s", np.nan)
                 rows.append(dict(dataset=name, m=X.shape[0], K=K, iteration=t, ratio=ratio, **out))
                 print(
                     f"{name:10s} {t:4d} {J:5d} {out['rtol']:6.0e} {out.get('fcd_s', np.nan):8.4f} "
-                    f"{out.get('lbfgsb_s', np.nan):10.4f} {ratio:6.1f}",
+                    f"{lb:10.4f} {ratio:6.1f} {out.get('fcd_newton_s', np.nan):8.4f} "
+                    f"{out['ratio_fcd_newton']:6.1f} {out.get('newton_s', np.nan):8.4f} "
+                    f"{out['ratio_newton']:6.1f}",
                     flush=True,
                 )
         fig6 += fig6_replay(name, H, y, cls, K, args.iters)
     for rtol in RTOLS:
-        ratios = [r["ratio"] for r in rows if r["rtol"] == rtol and np.isfinite(r["ratio"])]
-        print(f"rtol {rtol:g}: median ratio L-BFGS-B / FCD over {len(ratios)} problems: "
-              f"{np.median(ratios):.2f}")  # fmt: skip
+        for key, label in (("ratio", "FCD"), ("ratio_fcd_newton", "FCD+Newton"),
+                           ("ratio_newton", "Newton")):  # fmt: skip
+            ratios = [r[key] for r in rows if r["rtol"] == rtol and np.isfinite(r[key])]
+            print(f"rtol {rtol:g}: median ratio L-BFGS-B / {label} over {len(ratios)} problems: "
+                  f"{np.median(ratios):.2f}")  # fmt: skip
     for solver in FIG6_SOLVERS:
         for name in sorted({r["dataset"] for r in fig6}):
             last = [r for r in fig6 if r["dataset"] == name and r["solver"] == solver][-1]

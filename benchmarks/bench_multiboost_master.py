@@ -1,4 +1,4 @@
-"""MultiBoost's restricted master: L-BFGS-B (the paper's solver) vs FCD on shared learners.
+"""MultiBoost's restricted master: L-BFGS-B (the paper's solver) vs FCD and projected Newton.
 
 MultiBoost (Shen & Hao) shares each learner column across the K classes, so FCD sees K variables
 per stored column (``MultiBoost(solver="fcd")``). Two measurements, on realisation 0 of a random
@@ -7,15 +7,17 @@ stratified 75/25 split (features standardised on the training part), C = 10⁴, 
 1. **Restricted problems from a real run** (``bench_multiboost_master.csv``): an L-BFGS-B
    MultiBoost run of ``--iters`` iterations; at each checkpoint t the restricted problem on its
    first t learners, warm-started at the solution of iteration t − 1 with a zero row (what the
-   column-generation loop hands the solver). Timed: L-BFGS-B with scipy's defaults and FCD with
-   MultiBoost's default ε (1e-2), plus FCD at the tighter ε = 1e-3; both solvers' repeats
-   interleaved, medians. Ratio = FCD time / L-BFGS-B time (> 1: FCD slower); objectives beside.
+   column-generation loop hands the solver). Timed: L-BFGS-B with scipy's defaults, FCD with
+   MultiBoost's default ε (1e-2) and the tighter ε = 1e-3, and projected Newton
+   (``solver="newton"``, KKT residual ≤ 1e-6); the solvers' repeats interleaved, medians. Ratio
+   = solver time / L-BFGS-B time (> 1: slower than L-BFGS-B); objectives beside.
 2. **Fits** (``bench_multiboost_master_fits.csv``): ``--fit-iters`` MultiBoost iterations
-   (rel_tol off) with solver="lbfgsb" and "fcd", repeats interleaved: median wall and CPU time,
-   final objective, test error, ratio fcd / lbfgsb.
+   (rel_tol off) with each solver of ``--fit-solvers`` (default lbfgsb,fcd,newton), repeats
+   interleaved: median wall and CPU time, final objective, test error, ratio to lbfgsb.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_multiboost_master.py [--datasets vowel,segment]
         [--iters 20] [--checkpoints 5,10,20] [--fit-iters 10] [--repeats 3]
+        [--fit-solvers lbfgsb,fcd,newton]
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from _results import write_csv
 from kernbench.datasets import make_realisation
 from kernbench.methods.multiboost import MultiBoost
 from kernbench.runner.preprocess import fit_scaler
+from kernbench.solvers.exp_loss_newton import solve_shared_newton
 from kernbench.solvers.fcd import fcd_solve
 from kernbench.solvers.multiclass_exp_loss import solve_shared_lbfgsb
 from kernbench.spec_types import Protocol
@@ -65,6 +68,7 @@ def _solvers(Ht, y, W0, K) -> dict:
         "lbfgsb": lambda: solve_shared_lbfgsb(Ht, y, C, W0).objective,
         "fcd_1e-2": lambda: fcd(1e-2)().objective,
         "fcd_1e-3": lambda: fcd(1e-3)().objective,
+        "newton": lambda: solve_shared_newton(Ht, y, C, W0).objective,
     }
 
 
@@ -92,19 +96,21 @@ def restricted_problems(name, X, y, iters, checkpoints, repeats) -> list[dict]:
             row[f"{k}_obj"] = objs[k]
         row["ratio_fcd_1e-2"] = med["fcd_1e-2"] / med["lbfgsb"]
         row["ratio_fcd_1e-3"] = med["fcd_1e-3"] / med["lbfgsb"]
+        row["ratio_newton"] = med["newton"] / med["lbfgsb"]
         print(
             f"{name} t={t:3d}: L-BFGS-B {med['lbfgsb']:.3f}s f={objs['lbfgsb']:.6f} | FCD ε=1e-2 "
             f"{med['fcd_1e-2']:.3f}s f={objs['fcd_1e-2']:.6f} (×{row['ratio_fcd_1e-2']:.1f}) | "
             f"ε=1e-3 {med['fcd_1e-3']:.3f}s f={objs['fcd_1e-3']:.6f} "
-            f"(×{row['ratio_fcd_1e-3']:.1f})",
+            f"(×{row['ratio_fcd_1e-3']:.1f}) | Newton {med['newton']:.3f}s "
+            f"f={objs['newton']:.6f} (×{row['ratio_newton']:.2f})",
             flush=True,
         )
         rows.append(row)
     return rows
 
 
-def fits(name, X, y, Xt, yt, iters, repeats) -> dict:
-    runs: dict[str, list] = {"lbfgsb": [], "fcd": []}
+def fits(name, X, y, Xt, yt, iters, repeats, solvers=("lbfgsb", "fcd", "newton")) -> dict:
+    runs: dict[str, list] = {s: [] for s in solvers}
     for _ in range(repeats):  # interleaved
         for solver in runs:
             w0, c0 = time.perf_counter(), time.process_time()
@@ -120,17 +126,16 @@ def fits(name, X, y, Xt, yt, iters, repeats) -> dict:
         row[f"{solver}_objective"] = r[-1][2]
         row[f"{solver}_test_error"] = r[-1][3]
         row[f"{solver}_n_iter"] = r[-1][4]
-    row["wall_ratio_fcd_over_lbfgsb"] = row["fcd_wall_s"] / row["lbfgsb_wall_s"]
-    row["cpu_ratio_fcd_over_lbfgsb"] = row["fcd_cpu_s"] / row["lbfgsb_cpu_s"]
-    print(
-        f"{name} fit {iters} it.: L-BFGS-B {row['lbfgsb_wall_s']:.2f}s wall "
-        f"{row['lbfgsb_cpu_s']:.2f}s CPU f={row['lbfgsb_objective']:.6f} "
-        f"err={row['lbfgsb_test_error']:.4f} | FCD {row['fcd_wall_s']:.2f}s wall "
-        f"{row['fcd_cpu_s']:.2f}s CPU f={row['fcd_objective']:.6f} err={row['fcd_test_error']:.4f}"
-        f" | FCD/L-BFGS-B wall ×{row['wall_ratio_fcd_over_lbfgsb']:.2f}, "
-        f"CPU ×{row['cpu_ratio_fcd_over_lbfgsb']:.2f}",
-        flush=True,
-    )
+    parts = [f"{name} fit {iters} it.:"]
+    for solver in runs:
+        row[f"wall_ratio_{solver}_over_lbfgsb"] = row[f"{solver}_wall_s"] / row["lbfgsb_wall_s"]
+        row[f"cpu_ratio_{solver}_over_lbfgsb"] = row[f"{solver}_cpu_s"] / row["lbfgsb_cpu_s"]
+        parts.append(
+            f"{solver} {row[f'{solver}_wall_s']:.2f}s wall {row[f'{solver}_cpu_s']:.2f}s CPU "
+            f"f={row[f'{solver}_objective']:.6f} err={row[f'{solver}_test_error']:.4f} "
+            f"(wall ×{row[f'wall_ratio_{solver}_over_lbfgsb']:.2f} of L-BFGS-B) |"
+        )
+    print(" ".join(parts), flush=True)
     return row
 
 
@@ -141,6 +146,7 @@ def main() -> None:
     ap.add_argument("--checkpoints", default="5,10,20")
     ap.add_argument("--fit-iters", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--fit-solvers", default="lbfgsb,fcd,newton")
     ap.add_argument("--out", default=str(RESULTS / "bench_multiboost_master.csv"))
     args = ap.parse_args()
     checkpoints = [int(c) for c in args.checkpoints.split(",")]
@@ -152,13 +158,15 @@ def main() -> None:
         X, y, Xt, yt = load(name)
         problems += restricted_problems(name, X, y, args.iters, checkpoints, args.repeats)
         if args.fit_iters > 0:
-            fit_rows.append(fits(name, X, y, Xt, yt, args.fit_iters, args.repeats))
+            solvers = tuple(args.fit_solvers.split(","))
+            fit_rows.append(fits(name, X, y, Xt, yt, args.fit_iters, args.repeats, solvers))
     write_csv(args.out, problems)
     if fit_rows:
         write_csv(str(args.out).replace(".csv", "_fits.csv"), fit_rows)
-    ratios = [r["ratio_fcd_1e-2"] for r in problems]
-    if ratios:
-        print(f"median FCD (ε=1e-2) / L-BFGS-B time per restricted solve: ×{np.median(ratios):.2f}")
+    for key, label in (("ratio_fcd_1e-2", "FCD (ε=1e-2)"), ("ratio_newton", "Newton")):
+        ratios = [r[key] for r in problems]
+        if ratios:
+            print(f"median {label} / L-BFGS-B time per restricted solve: ×{np.median(ratios):.2f}")
 
 
 if __name__ == "__main__":
