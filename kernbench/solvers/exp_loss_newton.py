@@ -58,6 +58,8 @@ _ARMIJO = 1e-4
 _MIN_STEP = 1e-10
 #: ridge added to the Hessian's diagonal, relative to its mean
 _RIDGE = 1e-10
+#: changes of f below this (relative) are round-off: there the residual decides a step
+_FLAT = 1e-13
 
 
 @dataclass(frozen=True)
@@ -285,8 +287,9 @@ def solve_classwise_newton(
     Returns
     -------
     RestrictedSolve
-        ``W`` holds w (n_vars,); ``stop`` is "converged", "maxiter" or "line_search" (no step
-        decreased f: the residual is at the floating-point floor).
+        ``W`` holds w (n_vars,); ``stop`` is "converged", "maxiter" or "precision" (no step lowers
+        f, nor, where f is flat to round-off (1e-13 relative), the KKT residual: the residual is
+        at its floating-point floor, which grows with C).
     """
     H = np.asarray(H, dtype=np.float64)
     P = _layout(H, y_index, C, var_col, var_class, K)
@@ -316,9 +319,11 @@ def solve_classwise_newton(
             f_new, g_new, lam_new = _evaluate(P, trial, Hc)
             if f_new <= f + _ARMIJO * a * slope:
                 break
+            if abs(f_new - f) <= _FLAT * abs(f) and kkt_residual(trial, g_new) < residual:
+                break  # f is flat to round-off here: accept a step that lowers the residual
             a *= 0.5
         else:
-            stop = "line_search"
+            stop = "precision"
             break
         w, f, g, lam = trial, f_new, g_new, lam_new
     return RestrictedSolve(w, f, lam, kkt_residual(w, g), it, stop)

@@ -1,7 +1,6 @@
 """FCD (Alg. 2 of MultiBoost_cw): the closed-form step, the μ bookkeeping, the restricted optimum
 against L-BFGS-B and cvxpy, the KKT duals, and the stage-wise (τ_max = 1) special case."""
 
-import cvxpy as cp
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
@@ -15,16 +14,6 @@ from kernbench.solvers.multiclass_exp_loss import (
 )
 
 TIGHT_LBFGSB = dict(ftol=1e-15, gtol=1e-12)
-
-
-def _problem(seed=0, m=50, K=3, J=12):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(m, 3))
-    y = np.argmax(X @ rng.normal(size=(3, K)) + 0.8 * rng.normal(size=(m, K)), axis=1)
-    # learner columns correlated with the classes, so the optimum has w > 0 and w = 0 entries
-    H = np.sign(X @ rng.normal(size=(3, J)) + 0.3 * rng.normal(size=(m, J)))
-    H[H == 0] = 1.0
-    return H, y, np.arange(J), np.arange(J) % K, K
 
 
 @pytest.mark.parametrize(
@@ -55,8 +44,8 @@ def test_large_c_form_13_approaches_12():
     assert _step(vp, vm, 0.0, 1e-9, False) == pytest.approx(0.5 * np.log(vp / vm), rel=1e-8)
 
 
-def test_fcd_reaches_the_lbfgsb_optimum_and_its_duals_are_feasible():
-    H, y, vc, vk, K = _problem()
+def test_fcd_reaches_the_lbfgsb_optimum_and_its_duals_are_feasible(exp_loss_problem):
+    H, y, vc, vk, K = exp_loss_problem()
     C = 100.0
     w0 = np.zeros(vc.size)
     res = fcd_solve(H, y, C, w0, vc, vk, K, eps=1e-9, tau_max=None)
@@ -80,22 +69,17 @@ def test_fcd_reaches_the_lbfgsb_optimum_and_its_duals_are_feasible():
     assert dual == pytest.approx(res.objective, rel=1e-8)
 
 
-def test_fcd_matches_cvxpy_exponential_cone_on_a_tiny_problem():
-    H, y, vc, vk, K = _problem(seed=1, m=15, J=6)
+def test_fcd_matches_cvxpy_exponential_cone_on_a_tiny_problem(exp_loss_problem, exp_loss_cvxpy):
+    H, y, vc, vk, K = exp_loss_problem(seed=1, m=15, J=6)
     C = 50.0
-    m = H.shape[0]
-    p = m * (K - 1)
     res = fcd_solve(H, y, C, np.zeros(vc.size), vc, vk, K, eps=1e-10, tau_max=None)
-    w = cp.Variable(vc.size, nonneg=True)
-    F = [sum(w[v] * H[:, vc[v]] for v in range(vc.size) if vk[v] == c) for c in range(K)]
-    terms = [F[c][i] - F[y[i]][i] for i in range(m) for c in range(K) if c != y[i]]
-    prob = cp.Problem(cp.Minimize(cp.sum(w) + (C / p) * cp.sum(cp.exp(cp.hstack(terms)))))
-    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
-    assert res.objective == pytest.approx(prob.value, rel=1e-6)
+    assert res.objective == pytest.approx(exp_loss_cvxpy(H, y, C, vc, vk, K), rel=1e-6)
 
 
-def test_mu_updates_20_equal_recomputation_15_and_passes_never_increase_the_objective():
-    H, y, vc, vk, K = _problem(seed=2)
+def test_mu_updates_20_equal_recomputation_15_and_passes_never_increase_the_objective(
+    exp_loss_problem,
+):
+    H, y, vc, vk, K = exp_loss_problem(seed=2)
     C = 1000.0
     w0 = np.abs(np.random.default_rng(0).normal(size=vc.size)) * (np.arange(vc.size) % 2)
     objectives = []
@@ -109,8 +93,8 @@ def test_mu_updates_20_equal_recomputation_15_and_passes_never_increase_the_obje
     assert classwise_objective(w0, H, y, C, vc, vk, K)[0] >= objectives[0]
 
 
-def test_tau_max_1_is_one_sequential_exact_pass_over_the_new_variables():
-    H, y, vc, vk, K = _problem(seed=3)
+def test_tau_max_1_is_one_sequential_exact_pass_over_the_new_variables(exp_loss_problem):
+    H, y, vc, vk, K = exp_loss_problem(seed=3)
     C = 1e8
     rng = np.random.default_rng(1)
     w0 = np.where(np.arange(vc.size) < 8, np.abs(rng.normal(size=vc.size)), 0.0)
@@ -133,8 +117,8 @@ def test_tau_max_1_is_one_sequential_exact_pass_over_the_new_variables():
     np.testing.assert_array_equal(res.w[:8], w0[:8])  # old variables untouched
 
 
-def test_shared_learners_are_the_special_case_of_multiboost():
-    H, y, _, _, K = _problem(seed=4, J=5)
+def test_shared_learners_are_the_special_case_of_multiboost(exp_loss_problem):
+    H, y, _, _, K = exp_loss_problem(seed=4, J=5)
     C = 100.0
     J = H.shape[1]
     vc, vk = np.repeat(np.arange(J), K), np.tile(np.arange(K), J)  # variable (j, c) = j·K + c
@@ -144,10 +128,10 @@ def test_shared_learners_are_the_special_case_of_multiboost():
     np.testing.assert_allclose(res.w.reshape(J, K), ref.W, atol=1e-4)
 
 
-def test_columns_other_than_plus_minus_one_are_refused():
+def test_columns_other_than_plus_minus_one_are_refused(exp_loss_problem):
     # the columns are kept as int8 and (12) assumes δh ∈ {−1, 0, +1}: a real-valued or 0 entry
     # must be an error, not a silent truncation
-    H, y, vc, vk, K = _problem()
+    H, y, vc, vk, K = exp_loss_problem()
     for bad in (0.5, 0.0, 2.0):
         H2 = H.copy()
         H2[3, 4] = bad
