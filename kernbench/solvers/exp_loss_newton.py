@@ -60,6 +60,8 @@ _MIN_STEP = 1e-10
 _RIDGE = 1e-10
 #: changes of f below this (relative) are round-off: there the residual decides a step
 _FLAT = 1e-13
+#: consecutive such steps that do not halve the residual before giving up ("precision")
+_SLOW_STEPS = 5
 
 
 @dataclass(frozen=True)
@@ -298,7 +300,7 @@ def solve_classwise_newton(
     if P.shared:
         w = _valley_shift(P, w)
     f, g, lam = _evaluate(P, w, Hc)
-    stop, it = "maxiter", 0
+    stop, it, slow = "maxiter", 0, 0
     while it < maxiter:
         residual = kkt_residual(w, g)
         if residual <= tol:
@@ -325,7 +327,12 @@ def solve_classwise_newton(
         else:
             stop = "precision"
             break
+        flat = abs(f_new - f) <= _FLAT * abs(f) and kkt_residual(trial, g_new) > 0.5 * residual
+        slow = slow + 1 if flat else 0
         w, f, g, lam = trial, f_new, g_new, lam_new
+        if slow >= _SLOW_STEPS:  # f flat and the residual no longer halving: round-off rules
+            stop = "precision"
+            break
     return RestrictedSolve(w, f, lam, kkt_residual(w, g), it, stop)
 
 
