@@ -121,3 +121,22 @@ def test_shared_learners_multiboost_optimum_and_the_valley_shift(exp_loss_proble
     assert res.objective == pytest.approx(ref.objective, rel=1e-7)
     assert res.objective <= ref.objective * (1 + 1e-9)
     assert np.all(res.W.min(axis=1) == 0.0)  # every learner keeps a zero coefficient
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_problems_and_warm_starts_never_end_above_the_tight_lbfgsb_optimum(
+    seed, exp_loss_problem
+):
+    rng = np.random.default_rng(seed)
+    K, J, m = int(rng.integers(2, 6)), int(rng.integers(3, 25)), int(rng.integers(20, 120))
+    H, y, vc, vk, _ = exp_loss_problem(seed=seed, m=m, K=K, J=J)
+    for C in (1.0, 1e2, 1e4):
+        w0 = rng.uniform(0, 2, size=vc.size) * (rng.random(vc.size) < 0.5)
+        res = solve_classwise_newton(H, y, C, w0, vc, vk, K, tol=1e-8)
+        ref = solve_classwise_lbfgsb(H, y, C, np.zeros(vc.size), vc, vk, K, **TIGHT_LBFGSB)
+        assert res.stop == "converged" and res.kkt <= 1e-8
+        assert res.objective <= ref.objective * (1 + 1e-9)
+        shared = solve_shared_newton(H, y, C, rng.uniform(0, 1, size=(J, K)), tol=1e-8)
+        ref = solve_shared_lbfgsb(H, y, C, np.zeros((J, K)), **TIGHT_LBFGSB)
+        assert shared.stop == "converged" and shared.kkt <= 1e-8
+        assert shared.objective <= ref.objective * (1 + 1e-9)
