@@ -579,7 +579,7 @@ def _print_progress(p, *, by: str, show_failed: bool) -> None:
 
     groups = p.by_method if by == "method" else p.by_dataset
     shown = [c for c in COLUMNS if c in ("done", "failed", "pending") or p.counts[c]]
-    table = Table(title=f"{p.name}: {p.directory}", show_lines=False)
+    table = Table(title=escape(printable(f"{p.name}: {p.directory}")), show_lines=False)
     table.add_column(by)
     for col in (*shown, "total", "cell time", "mean/cell", "est. remaining"):
         table.add_column(col, justify="right")

@@ -247,6 +247,30 @@ def test_status_reads_while_a_run_holds_a_write_transaction(store_dir):
         writer.close()
 
 
+def test_a_run_opening_the_store_during_the_read_is_read_through_its_wal(store_dir, monkeypatch):
+    """The store is read as an immutable file while no process has it open; a run that opens it
+    and commits meanwhile (its cells still in the -wal file) makes status read it again."""
+    real = Store.summaries
+    writers: list[sqlite3.Connection] = []
+
+    def summaries_while_a_run_starts(self):
+        if not writers:
+            writer = sqlite3.connect(store_dir / STORE_FILE, isolation_level=None)
+            writer.execute("PRAGMA wal_autocheckpoint=0")  # keep the commit in the -wal file
+            writer.execute("UPDATE cells SET status = 'done' WHERE status = 'failed'")
+            writers.append(writer)
+        return real(self)
+
+    monkeypatch.setattr(Store, "summaries", summaries_while_a_run_starts)
+    try:
+        p = read_progress(store_dir)
+    finally:
+        for writer in writers:
+            writer.close()
+    assert len(writers) == 1
+    assert p.counts["done"] == 6 and p.counts["failed"] == 0
+
+
 def _one_line_error(res, *needles: str) -> None:
     assert res.exit_code == 2, res.output
     assert "Traceback" not in res.output and res.stdout == ""
