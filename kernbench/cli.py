@@ -644,9 +644,10 @@ def _estimate_lines(p) -> list[str]:
     est = p.estimate
     if not est.cells:
         return ["nothing remains to run"]
+    methods = ", ".join(est.unestimated_methods)
+    why = f"no done cell yet of {methods}" if methods else "their methods are unknown, see the note"
     if est.cells == est.unestimated:
-        methods = ", ".join(est.unestimated_methods) or "their methods"
-        return [f"estimate: none possible yet (no done cell of {methods})"]
+        return [f"estimate: none possible yet ({why})"]
     lines = [
         f"estimate, not a measurement: {est.cells - est.unestimated} of {est.cells} unfinished "
         f"cell(s) need ≈ {format_seconds(est.cell_seconds)} of cell time, "
@@ -655,8 +656,7 @@ def _estimate_lines(p) -> list[str]:
         f"{est.by_method_mean} from the method's mean over other datasets)",
     ]
     if est.unestimated:
-        methods = ", ".join(est.unestimated_methods) or "unknown methods"
-        lines.append(f"  no estimate for {est.unestimated} cell(s): no done cell yet of {methods}")
+        lines.append(f"  no estimate for {est.unestimated} cell(s): {why}")
     return lines
 
 

@@ -183,6 +183,19 @@ def test_no_estimate_for_a_method_without_a_done_cell(store_dir):
     assert ada.estimate_seconds is None and ada.unestimated == 4
 
 
+def test_a_store_without_a_recorded_plan_is_counted_by_labels(store_dir):
+    with Store(store_dir, readonly=True) as store:
+        spec, rows = store.get_meta("spec"), store.summaries()
+    p = progress_of(spec, None, rows, directory=store_dir)
+    assert p.plan_size == 8 and p.counts["done"] == 4 and p.counts["pending"] == 2
+    assert any("predates recorded plans" in n for n in p.notes)
+    # a plan the stored spec does not describe: pending cells are counted, not attributed
+    p = progress_of({}, {r["cell_id"] for r in rows} | {"x", "y", "z"}, rows, directory=store_dir)
+    assert p.counts["pending"] == 3 and (p.estimate.cells, p.estimate.unestimated) == (5, 3)
+    assert sum(g.counts["pending"] for g in p.by_method) == 0
+    assert any("could not be attributed" in n for n in p.notes)
+
+
 def test_status_prints_the_table_totals_and_estimate(store_dir):
     _set_durations(store_dir, DURATIONS)
     res = runner.invoke(app, ["status", str(store_dir), "--jobs", "2"])

@@ -259,47 +259,55 @@ def progress_of(
             )
 
     durations = _durations(current)
-    timed = [(r, durations[r["cell_id"]]) for r in current if r["cell_id"] in durations]
-    done = [(r, seconds) for r, seconds in timed if r["status"] == "done"]
+    done = [
+        (r, seconds)
+        for r in current
+        if r["status"] == "done" and (seconds := durations[r["cell_id"]]) is not None
+    ]
     pair_mean = _means(((r["method"], r["dataset"]), seconds) for r, seconds in done)
     method_mean = _means((r["method"], seconds) for r, seconds in done)
     dataset_mean = _means((r["dataset"], seconds) for r, seconds in done)
 
-    # one entry per cell of the plan: (dataset, method, status, duration, estimate, how)
-    entries: list[tuple[str, str, str, float | None, float | None, str]] = []
-    for r in current:
-        status = r["status"] if r["status"] in COLUMNS else "pending"
-        entries.append((r["dataset"], r["method"], status, durations.get(r["cell_id"]), None, ""))
-    entries += [(d, m, "pending", None, None, "") for d, _, m in pending]
-    for i, (d, m, status, seconds, _, _) in enumerate(entries):
-        if status in FINAL_STATUSES:
+    cells = [
+        _Cell(
+            r["dataset"],
+            r["method"],
+            r["status"] if r["status"] in COLUMNS else "pending",
+            durations[r["cell_id"]],
+        )
+        for r in current
+    ]
+    cells += [_Cell(d, m, "pending") for d, _, m in pending]
+    for c in cells:
+        if c.status in FINAL_STATUSES:
             continue
-        if (m, d) in pair_mean:
-            entries[i] = (d, m, status, seconds, pair_mean[m, d], "pair")
-        elif m in method_mean:
-            entries[i] = (d, m, status, seconds, method_mean[m], "method")
-        else:
-            entries[i] = (d, m, status, seconds, None, "none")
+        if (c.method, c.dataset) in pair_mean:
+            c.estimate, c.source = pair_mean[c.method, c.dataset], "pair"
+        elif c.method in method_mean:
+            c.estimate, c.source = method_mean[c.method], "method"
 
-    methods = _ordered([m["label"] for m in spec.get("methods") or []], {e[1] for e in entries})
-    datasets = _ordered([d["label"] for d in spec.get("datasets") or []], {e[0] for e in entries})
-    by_method = [_group(m, [e for e in entries if e[1] == m], method_mean.get(m)) for m in methods]
+    methods = _ordered(_labels(spec, "methods"), {c.method for c in cells})
+    datasets = _ordered(_labels(spec, "datasets"), {c.dataset for c in cells})
+    by_method = [
+        _group(m, [c for c in cells if c.method == m], method_mean.get(m)) for m in methods
+    ]
     by_dataset = [
-        _group(d, [e for e in entries if e[0] == d], dataset_mean.get(d)) for d in datasets
+        _group(d, [c for c in cells if c.dataset == d], dataset_mean.get(d)) for d in datasets
     ]
 
+    unattributed = n_pending - len(pending)
     counts = Counter({s: 0 for s in COLUMNS})
-    counts.update(e[2] for e in entries)
-    counts["pending"] += n_pending - len(pending)  # unattributed pending cells
-    unfinished = [e for e in entries if e[2] not in FINAL_STATUSES]
-    estimated = sum(e[4] for e in unfinished if e[4] is not None)
-    no_estimate = [e for e in unfinished if e[4] is None]
+    counts.update(c.status for c in cells)
+    counts["pending"] += unattributed
+    unfinished = [c for c in cells if c.status not in FINAL_STATUSES]
+    estimated = sum(c.estimate for c in unfinished if c.estimate is not None)
+    no_estimate = [c for c in unfinished if c.estimate is None]
     estimate = Estimate(
-        cells=len(unfinished) + n_pending - len(pending),
-        by_dataset_mean=sum(1 for e in unfinished if e[5] == "pair"),
-        by_method_mean=sum(1 for e in unfinished if e[5] == "method"),
-        unestimated=len(no_estimate) + n_pending - len(pending),
-        unestimated_methods=[m for m in methods if any(e[1] == m for e in no_estimate)],
+        cells=len(unfinished) + unattributed,
+        by_dataset_mean=sum(1 for c in unfinished if c.source == "pair"),
+        by_method_mean=sum(1 for c in unfinished if c.source == "method"),
+        unestimated=len(no_estimate) + unattributed,
+        unestimated_methods=[m for m in methods if any(c.method == m for c in no_estimate)],
         cell_seconds=estimated,
         jobs=jobs,
         wall_seconds=estimated / jobs,
@@ -325,7 +333,7 @@ def progress_of(
         counts=dict(counts),
         by_method=by_method,
         by_dataset=by_dataset,
-        cell_seconds=sum(e[3] for e in entries if e[2] in FINAL_STATUSES and e[3] is not None),
+        cell_seconds=_finished_seconds(cells),
         first_start=min(starts, default=None),
         last_finish=max(finishes, default=None),
         estimate=estimate,
@@ -334,20 +342,43 @@ def progress_of(
     )
 
 
-def _group(label: str, entries: list[tuple], mean: float | None) -> Group:
+@dataclass
+class _Cell:
+    """One cell of the plan while counting: its status, its time (finished, with both times
+    recorded) and, unfinished, its estimated time and where that came from."""
+
+    dataset: str
+    method: str
+    status: str
+    seconds: float | None = None
+    estimate: float | None = None
+    source: str = ""  # "pair": same method and dataset, "method": the method's mean
+
+
+def _group(label: str, cells: list[_Cell], mean: float | None) -> Group:
     counts = {s: 0 for s in COLUMNS}
-    for e in entries:
-        counts[e[2]] += 1
-    unfinished = [e for e in entries if e[2] not in FINAL_STATUSES]
-    estimates = [e[4] for e in unfinished if e[4] is not None]
+    for c in cells:
+        counts[c.status] += 1
+    unfinished = [c for c in cells if c.status not in FINAL_STATUSES]
+    estimates = [c.estimate for c in unfinished if c.estimate is not None]
     return Group(
         label=label,
         counts=counts,
-        cell_seconds=sum(e[3] for e in entries if e[2] in FINAL_STATUSES and e[3] is not None),
+        cell_seconds=_finished_seconds(cells),
         mean_seconds=mean,
         estimate_seconds=sum(estimates) if estimates else None,
         unestimated=len(unfinished) - len(estimates),
     )
+
+
+def _finished_seconds(cells: list[_Cell]) -> float:
+    return sum(c.seconds for c in cells if c.status in FINAL_STATUSES and c.seconds is not None)
+
+
+def _labels(spec: dict[str, Any], key: str) -> list[str]:
+    """The labels of the stored spec's ``methods`` or ``datasets``, in spec order."""
+    entries = spec.get(key) or []
+    return [str(e["label"]) for e in entries if isinstance(e, dict) and "label" in e]
 
 
 def _planned_keys(spec: dict[str, Any]) -> list[Key] | None:
@@ -385,13 +416,13 @@ def _means(pairs: Iterable[tuple[Any, float]]) -> dict[Any, float]:
     return {key: sum(v) / len(v) for key, v in values.items()}
 
 
-def _durations(rows: list[dict[str, Any]]) -> dict[str, float]:
-    """``cell_id -> finished_at - started_at`` for the rows with both times."""
-    out = {}
+def _durations(rows: list[dict[str, Any]]) -> dict[str, float | None]:
+    """``cell_id -> finished_at - started_at`` (None without both times)."""
+    out: dict[str, float | None] = {}
     for r in rows:
         start, end = r["started_at"], r["finished_at"]
-        if start is not None and end is not None and end >= start:
-            out[r["cell_id"]] = float(end - start)
+        ok = start is not None and end is not None and end >= start
+        out[r["cell_id"]] = float(end - start) if ok else None
     return out
 
 
