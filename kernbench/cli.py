@@ -514,6 +514,174 @@ def _selection(spec_path: Path | None):
     return Selection(spec=spec_to_dict(s), cell_ids=ids)
 
 
+# -- status --------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def status(
+    path: Annotated[Path, typer.Argument(help="A results directory (its run going on or done).")],
+    by: Annotated[
+        str, typer.Option("--by", help="Rows of the table: method | dataset.")
+    ] = "method",
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", min=1, help="Cells run at once, for the estimate.")
+    ] = 1,
+    failed: Annotated[
+        bool, typer.Option("--failed", help="List failed and timed-out cells with their error.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the numbers as JSON.")] = False,
+) -> None:
+    """Show how far a run has got: cells by status, cell time, an estimate of what remains.
+
+    Reads the store only (read-only, without the run lock), so it is safe beside a running
+    `kernbench run`. Pending cells are planned cells without a row yet (queued or running); the
+    estimate of the remaining time is the mean time of done cells of the same method and
+    dataset (else of the method), divided by --jobs.
+
+    Example: kernbench status results/multiboost_cw --jobs 2 --failed
+    """
+    if by not in ("method", "dataset"):
+        raise UsageError("--by", f"expected method or dataset, got {by!r}")
+    from kernbench.store.progress import read_progress
+
+    progress = read_progress(_store_dir(path), jobs=jobs)
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(progress.to_dict(), indent=2))
+        return
+    _print_progress(progress, by=by, show_failed=failed)
+
+
+def _store_dir(path: Path) -> Path:
+    """The one results directory ``path`` names (its ``results.sqlite`` is accepted too)."""
+    from kernbench.store import STORE_FILE, find_stores
+
+    if path.is_file() and path.name == STORE_FILE:
+        return path.parent
+    if path.exists() and not path.is_dir():
+        raise KernbenchError(f"{path} is not a directory (a results directory expected)")
+    if path.is_dir() and not (path / STORE_FILE).exists():
+        below = find_stores(path)
+        if below:
+            names = ", ".join(str(d) for d in below[:5]) + (", ..." if len(below) > 5 else "")
+            raise KernbenchError(f"no results store in {path}; give one of {names}")
+    if not (path / STORE_FILE).exists():
+        raise _no_store(path)
+    return path
+
+
+def _print_progress(p, *, by: str, show_failed: bool) -> None:
+    import time
+
+    from rich.table import Table
+
+    from kernbench.store.progress import COLUMNS, format_seconds, format_time
+
+    groups = p.by_method if by == "method" else p.by_dataset
+    shown = [c for c in COLUMNS if c in ("done", "failed", "pending") or p.counts[c]]
+    table = Table(title=escape(printable(f"{p.name}: {p.directory}")), show_lines=False)
+    table.add_column(by)
+    for col in (*shown, "total", "cell time", "mean/cell", "est. remaining"):
+        table.add_column(col, justify="right")
+
+    def remaining(seconds: float | None, unestimated: int) -> str:
+        if seconds is None:
+            return "no estimate" if unestimated else "-"
+        return format_seconds(seconds) + (f" (+{unestimated} unknown)" if unestimated else "")
+
+    for g in groups:
+        table.add_row(
+            escape(g.label),
+            *(str(g.counts[c]) for c in shown),
+            str(g.total),
+            format_seconds(g.cell_seconds) if g.finished else "-",
+            format_seconds(g.mean_seconds),
+            remaining(g.estimate_seconds, g.unestimated),
+            end_section=g is groups[-1],
+        )
+    est = p.estimate
+    table.add_row(
+        "total",
+        *(str(p.counts[c]) for c in shown),
+        str(p.plan_size),
+        format_seconds(p.cell_seconds) if p.finished else "-",
+        "",
+        remaining(est.cell_seconds if est.cells > est.unestimated else None, est.unestimated),
+    )
+    Console(width=None if out.is_terminal else 200).print(table)  # piped: no folding at 80
+    lines = [_totals_line(p)]
+    if p.finished:
+        ago = format_seconds(max(0.0, time.time() - p.last_finish))
+        lines.append(
+            f"cell time of finished cells: {format_seconds(p.cell_seconds)}; run span: "
+            f"{format_seconds(p.wall_seconds)} ({format_time(p.first_start)} to "
+            f"{format_time(p.last_finish)}; last cell finished {ago} ago)"
+        )
+    lines += _estimate_lines(p)
+    lines += [f"note: {n}" for n in p.notes]
+    for line in lines:
+        out.print(escape(printable(line)), highlight=False)
+    if p.failed and not show_failed:
+        out.print(f"{len(p.failed)} failed or timed-out cell(s): --failed lists them")
+    if show_failed:
+        _print_failed(p)
+
+
+def _totals_line(p) -> str:
+    parts = [f"{p.counts['failed']} failed"]
+    parts += [
+        f"{p.counts[s]} {w}"
+        for s, w in (("timeout", "timed out"), ("interrupted", "interrupted"))
+        if p.counts[s]
+    ]
+    parts.append(f"{p.counts['pending']} pending")
+    return f"{p.finished} of {p.plan_size} cells finished ({p.percent:.1f} %), " + ", ".join(parts)
+
+
+def _estimate_lines(p) -> list[str]:
+    from kernbench.store.progress import format_seconds
+
+    est = p.estimate
+    if not est.cells:
+        return ["nothing remains to run"]
+    methods = ", ".join(est.unestimated_methods)
+    why = f"no done cell yet of {methods}" if methods else "their methods are unknown, see the note"
+    if est.cells == est.unestimated:
+        return [f"estimate: none possible yet ({why})"]
+    lines = [
+        f"estimate, not a measurement: {est.cells - est.unestimated} of {est.cells} unfinished "
+        f"cell(s) need ≈ {format_seconds(est.cell_seconds)} of cell time, "
+        f"≈ {format_seconds(est.wall_seconds)} at --jobs {est.jobs}",
+        f"  ({est.by_dataset_mean} from the mean time of the same method and dataset, "
+        f"{est.by_method_mean} from the method's mean over other datasets)",
+    ]
+    if est.unestimated:
+        lines.append(f"  no estimate for {est.unestimated} cell(s): {why}")
+    return lines
+
+
+def _print_failed(p) -> None:
+    from rich.table import Table
+
+    if not p.failed:
+        out.print("no failed or timed-out cells", highlight=False)
+        return
+    table = Table(title="failed and timed-out cells", show_lines=False)
+    for col in ("dataset", "r", "method", "status", "attempts"):
+        table.add_column(col)
+    table.add_column("error", no_wrap=True, overflow="ellipsis")
+    for f in p.failed:
+        table.add_row(
+            escape(f.dataset),
+            str(f.realisation),
+            escape(f.method),
+            f.status,
+            str(f.attempts),
+            escape(printable(f.error)),
+        )
+    Console(width=None if out.is_terminal else 200).print(table)
+
+
 # -- report --------------------------------------------------------------------------------------
 @app.command()
 @_guard

@@ -1,7 +1,8 @@
 """The results store: written by the runner, read by the report.
 
 ``sqlite.py`` holds the store itself (one sqlite file per results directory), ``lock.py`` the
-one-run-per-directory lock, ``merge.py`` the merge of stores from several machines.
+one-run-per-directory lock, ``merge.py`` the merge of stores from several machines,
+``progress.py`` how far a run has got (``kernbench status``).
 """
 
 from kernbench.identity import dumps, to_jsonable

@@ -35,7 +35,7 @@ import math
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -105,10 +105,22 @@ class Store:
         The experiment's results directory (created if missing when ``create``).
     create : bool
         Create the directory and schema if absent; otherwise a missing store is a ``StoreError``.
+    readonly : bool
+        Open for reading only. sqlite still creates the ``-wal`` and ``-shm`` files of a WAL
+        store when they are absent, and a read-only connection leaves them behind.
+    immutable : bool
+        Read the file as it is, without locks and without creating any file (implies
+        ``readonly``). Only right when no other process has the store open: committed cells
+        still in a ``-wal`` file are not seen.
     """
 
     def __init__(
-        self, directory: str | os.PathLike[str], *, create: bool = False, readonly: bool = False
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        create: bool = False,
+        readonly: bool = False,
+        immutable: bool = False,
     ) -> None:
         self.directory = Path(directory)
         self.path = self.directory / STORE_FILE
@@ -130,11 +142,11 @@ class Store:
             _create_store(self.path)
         # a store in a directory we cannot write is opened immutable: sqlite needs to create
         # the -shm/-wal files even to read a WAL database
-        self.readonly = readonly or (exists and not os.access(self.directory, os.W_OK))
+        self.readonly = readonly or immutable or (exists and not os.access(self.directory, os.W_OK))
         try:
             if self.readonly:
                 uri = f"{self.path.resolve().as_uri()}?mode=ro"
-                if not os.access(self.directory, os.W_OK):
+                if immutable or not os.access(self.directory, os.W_OK):
                     uri += "&immutable=1"
                 self._con = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
             else:
@@ -336,6 +348,31 @@ class Store:
             query = f"SELECT * FROM cells WHERE status = 'done' AND cell_id IN ({marks})"
             out += _decoded(self._con.execute(query, chunk))
         return out
+
+    @_sqlite_errors
+    def summaries(self) -> list[dict[str, Any]]:
+        """Every cell's identity, labels, status, error, times and attempts: the row without its
+        parameters, result and traceback (cheap to read from a large store)."""
+        cur = self._con.execute(
+            "SELECT cell_id, dataset, realisation, method, estimator, status, error, "
+            "started_at, finished_at, attempts FROM cells"
+        )
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, values, strict=True)) for values in cur]
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[Store]:
+        """One read transaction: the reads inside it all see the store in the same state, even
+        while a run commits cells to it."""
+        try:
+            self._con.execute("BEGIN")
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path) from None
+        try:
+            yield self
+        finally:
+            with contextlib.suppress(sqlite3.Error):  # a read transaction has nothing to lose
+                self._con.execute("COMMIT")
 
     @_sqlite_errors
     def integrity_ok(self) -> bool:

@@ -1,0 +1,455 @@
+"""How far a run has got, read from its results store (``kernbench status``).
+
+Counts the cells of the store's plan by status, per method and per dataset; sums the time of the
+finished cells; spans the run from its first start to its last finish; and estimates the cell time
+the unfinished cells still need: for each, the mean time of the ``done`` cells of the same method
+and dataset, else of the same method, else no estimate.
+
+Nothing here writes. The store is opened read-only and without the run lock, so a run may keep
+writing while this reads: all reads happen in one read transaction (one consistent state). A store
+no process has open (no ``-wal`` file) is read as an immutable file, because sqlite would leave
+``-wal`` and ``-shm`` files behind a read-only connection; if a run opens it meanwhile, it is
+read again through the WAL.
+
+A cell the store has no row for yet is ``pending`` (queued, or running now: the runner writes a
+cell's row when the cell ends). Its dataset and method come from the stored spec, which planned
+``n_realisations`` realisations of every method on every dataset.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kernbench.records import FINAL_STATUSES
+from kernbench.store.sqlite import STORE_FILE, Store
+
+#: the status columns, in display order (``pending``: in the plan, no row yet)
+COLUMNS = ("done", "skipped", "failed", "timeout", "interrupted", "pending")
+#: statuses whose cells ``--failed`` lists
+FAILED = ("failed", "timeout")
+
+Key = tuple[str, int, str]  # (dataset, realisation, method)
+
+
+@dataclass
+class Group:
+    """The cells of one method (or one dataset).
+
+    Attributes
+    ----------
+    label : str
+    counts : dict
+        ``status -> cells`` for every status of :data:`COLUMNS`.
+    cell_seconds : float
+        Summed time (finished_at - started_at) of its finished cells.
+    mean_seconds : float or None
+        Mean time of its ``done`` cells (None before the first).
+    estimate_seconds : float or None
+        Estimated cell time of its unfinished cells (None when none of them has an estimate).
+    unestimated : int
+        Unfinished cells without an estimate.
+    """
+
+    label: str
+    counts: dict[str, int]
+    cell_seconds: float = 0.0
+    mean_seconds: float | None = None
+    estimate_seconds: float | None = None
+    unestimated: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def finished(self) -> int:
+        return sum(self.counts[s] for s in FINAL_STATUSES)
+
+
+@dataclass
+class Estimate:
+    """What the unfinished cells of the plan still need: an estimate, not a measurement.
+
+    Attributes
+    ----------
+    cells : int
+        Unfinished cells (pending, failed, timeout, interrupted: a rerun runs them all).
+    by_dataset_mean, by_method_mean, unestimated : int
+        How many were estimated from the mean of the same (method, dataset), from the method's
+        mean alone, and how many have no estimate (their method has no ``done`` cell yet).
+    unestimated_methods : list of str
+        Those methods.
+    cell_seconds : float
+        Estimated cell time of the estimated cells.
+    jobs : int
+        Cells assumed to run at once.
+    wall_seconds : float
+        ``cell_seconds / jobs``.
+    """
+
+    cells: int
+    by_dataset_mean: int
+    by_method_mean: int
+    unestimated: int
+    unestimated_methods: list[str]
+    cell_seconds: float
+    jobs: int
+    wall_seconds: float
+
+
+@dataclass
+class FailedCell:
+    dataset: str
+    realisation: int
+    method: str
+    status: str
+    attempts: int
+    error: str
+
+
+@dataclass
+class Progress:
+    """The progress of one results directory (see the module docstring).
+
+    Attributes
+    ----------
+    directory : Path
+    name : str
+        The stored spec's name (the directory name without one).
+    plan_size : int
+        Cells of the spec last run into the store.
+    counts : dict
+        ``status -> cells`` over the whole plan.
+    by_method, by_dataset : list of Group
+        In spec order, then labels only the store knows (sorted).
+    cell_seconds : float
+        Summed time of the finished cells.
+    first_start, last_finish : float or None
+        Unix times: the earliest start and the latest finish of a cell of the plan.
+    estimate : Estimate
+    failed : list of FailedCell
+        Failed and timed-out cells, with the first line of their error.
+    notes : list of str
+        What the numbers leave out.
+    """
+
+    directory: Path
+    name: str
+    plan_size: int
+    counts: dict[str, int]
+    by_method: list[Group]
+    by_dataset: list[Group]
+    cell_seconds: float
+    first_start: float | None
+    last_finish: float | None
+    estimate: Estimate
+    failed: list[FailedCell] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def finished(self) -> int:
+        return sum(self.counts[s] for s in FINAL_STATUSES)
+
+    @property
+    def unfinished(self) -> int:
+        return self.plan_size - self.finished
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.finished / self.plan_size if self.plan_size else 100.0
+
+    @property
+    def wall_seconds(self) -> float | None:
+        if self.first_start is None or self.last_finish is None:
+            return None
+        return max(0.0, self.last_finish - self.first_start)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The numbers as JSON-ready data (``kernbench status --json``)."""
+
+        def groups(gs: list[Group]) -> dict[str, Any]:
+            return {g.label: {**asdict(g), "total": g.total, "finished": g.finished} for g in gs}
+
+        return {
+            "directory": str(self.directory),
+            "name": self.name,
+            "plan_size": self.plan_size,
+            "finished": self.finished,
+            "unfinished": self.unfinished,
+            "percent_finished": round(self.percent, 2),
+            "counts": self.counts,
+            "cell_seconds": self.cell_seconds,
+            "first_start": self.first_start,
+            "last_finish": self.last_finish,
+            "wall_seconds": self.wall_seconds,
+            "estimate": asdict(self.estimate),
+            "by_method": groups(self.by_method),
+            "by_dataset": groups(self.by_dataset),
+            "failed": [asdict(f) for f in self.failed],
+            "notes": self.notes,
+        }
+
+
+def read_progress(directory: str | os.PathLike[str], *, jobs: int = 1) -> Progress:
+    """The progress of the run in ``directory`` (read-only; see the module docstring).
+
+    Raises
+    ------
+    StoreError
+        No store, or a damaged one (one line naming the file and what to do).
+    """
+    directory = Path(directory)
+    wal = directory / f"{STORE_FILE}-wal"
+    immutable = not wal.exists()
+    while True:
+        with Store(directory, readonly=True, immutable=immutable) as store, store.snapshot():
+            spec = store.get_meta("spec") or {}
+            plan = store.plan_ids()
+            rows = store.summaries()
+        if not immutable or not wal.exists():
+            break
+        immutable = False  # a run opened the store while we read it: read again, through the WAL
+    return progress_of(spec, plan, rows, directory=directory, jobs=jobs)
+
+
+def progress_of(
+    spec: dict[str, Any],
+    plan: set[str] | None,
+    rows: list[dict[str, Any]],
+    *,
+    directory: Path,
+    jobs: int = 1,
+) -> Progress:
+    """The :class:`Progress` of a store's spec, plan and cell rows (:meth:`Store.summaries`)."""
+    notes: list[str] = []
+    expected = _planned_keys(spec)
+    if plan is not None:
+        current = [r for r in rows if r["cell_id"] in plan]
+        if len(current) < len(rows):
+            notes.append(
+                f"{len(rows) - len(current)} stored cell(s) of other specs (or earlier versions "
+                "of this one) are not counted."
+            )
+        plan_size = len(plan)
+    else:
+        current = _latest_by_key(rows)
+        plan_size = max(len(expected or ()), len(current))
+        notes.append(
+            "this store predates recorded plans: its cells are counted by dataset, method and "
+            "realisation labels."
+        )
+
+    recorded = {_key(r) for r in current}
+    n_pending = plan_size - len(current)
+    pending: list[Key] = []
+    if n_pending:
+        missing = [k for k in expected or () if k not in recorded]
+        if len(missing) == n_pending:
+            pending = missing
+        else:
+            notes.append(
+                f"{n_pending} pending cell(s) could not be attributed to a method and dataset "
+                "(the stored spec does not match the plan); they have no estimate."
+            )
+
+    durations = _durations(current)
+    done = [
+        (r, seconds)
+        for r in current
+        if r["status"] == "done" and (seconds := durations[r["cell_id"]]) is not None
+    ]
+    pair_mean = _means(((r["method"], r["dataset"]), seconds) for r, seconds in done)
+    method_mean = _means((r["method"], seconds) for r, seconds in done)
+    dataset_mean = _means((r["dataset"], seconds) for r, seconds in done)
+
+    cells = [
+        _Cell(
+            r["dataset"],
+            r["method"],
+            r["status"] if r["status"] in COLUMNS else "pending",
+            durations[r["cell_id"]],
+        )
+        for r in current
+    ]
+    cells += [_Cell(d, m, "pending") for d, _, m in pending]
+    for c in cells:
+        if c.status in FINAL_STATUSES:
+            continue
+        if (c.method, c.dataset) in pair_mean:
+            c.estimate, c.source = pair_mean[c.method, c.dataset], "pair"
+        elif c.method in method_mean:
+            c.estimate, c.source = method_mean[c.method], "method"
+
+    methods = _ordered(_labels(spec, "methods"), {c.method for c in cells})
+    datasets = _ordered(_labels(spec, "datasets"), {c.dataset for c in cells})
+    by_method = [
+        _group(m, [c for c in cells if c.method == m], method_mean.get(m)) for m in methods
+    ]
+    by_dataset = [
+        _group(d, [c for c in cells if c.dataset == d], dataset_mean.get(d)) for d in datasets
+    ]
+
+    unattributed = n_pending - len(pending)
+    counts = Counter({s: 0 for s in COLUMNS})
+    counts.update(c.status for c in cells)
+    counts["pending"] += unattributed
+    unfinished = [c for c in cells if c.status not in FINAL_STATUSES]
+    estimated = sum(c.estimate for c in unfinished if c.estimate is not None)
+    no_estimate = [c for c in unfinished if c.estimate is None]
+    estimate = Estimate(
+        cells=len(unfinished) + unattributed,
+        by_dataset_mean=sum(1 for c in unfinished if c.source == "pair"),
+        by_method_mean=sum(1 for c in unfinished if c.source == "method"),
+        unestimated=len(no_estimate) + unattributed,
+        unestimated_methods=[m for m in methods if any(c.method == m for c in no_estimate)],
+        cell_seconds=estimated,
+        jobs=jobs,
+        wall_seconds=estimated / jobs,
+    )
+    starts = [r["started_at"] for r in current if r["started_at"] is not None]
+    finishes = [r["finished_at"] for r in current if r["finished_at"] is not None]
+    failed = [
+        FailedCell(
+            dataset=r["dataset"],
+            realisation=int(r["realisation"]),
+            method=r["method"],
+            status=r["status"],
+            attempts=int(r["attempts"] or 1),
+            error=_first_line(r["error"]),
+        )
+        for r in sorted(current, key=lambda r: (r["dataset"], r["method"], r["realisation"]))
+        if r["status"] in FAILED
+    ]
+    return Progress(
+        directory=directory,
+        name=str(spec.get("name") or directory.name),
+        plan_size=plan_size,
+        counts=dict(counts),
+        by_method=by_method,
+        by_dataset=by_dataset,
+        cell_seconds=_finished_seconds(cells),
+        first_start=min(starts, default=None),
+        last_finish=max(finishes, default=None),
+        estimate=estimate,
+        failed=failed,
+        notes=notes,
+    )
+
+
+@dataclass
+class _Cell:
+    """One cell of the plan while counting: its status, its time (finished, with both times
+    recorded) and, unfinished, its estimated time and where that came from."""
+
+    dataset: str
+    method: str
+    status: str
+    seconds: float | None = None
+    estimate: float | None = None
+    source: str = ""  # "pair": same method and dataset, "method": the method's mean
+
+
+def _group(label: str, cells: list[_Cell], mean: float | None) -> Group:
+    counts = {s: 0 for s in COLUMNS}
+    for c in cells:
+        counts[c.status] += 1
+    unfinished = [c for c in cells if c.status not in FINAL_STATUSES]
+    estimates = [c.estimate for c in unfinished if c.estimate is not None]
+    return Group(
+        label=label,
+        counts=counts,
+        cell_seconds=_finished_seconds(cells),
+        mean_seconds=mean,
+        estimate_seconds=sum(estimates) if estimates else None,
+        unestimated=len(unfinished) - len(estimates),
+    )
+
+
+def _finished_seconds(cells: list[_Cell]) -> float:
+    return sum(c.seconds for c in cells if c.status in FINAL_STATUSES and c.seconds is not None)
+
+
+def _labels(spec: dict[str, Any], key: str) -> list[str]:
+    """The labels of the stored spec's ``methods`` or ``datasets``, in spec order."""
+    entries = spec.get(key) or []
+    return [str(e["label"]) for e in entries if isinstance(e, dict) and "label" in e]
+
+
+def _planned_keys(spec: dict[str, Any]) -> list[Key] | None:
+    """The (dataset, realisation, method) of every cell the stored spec plans (None without a
+    readable spec): ``n_realisations`` of the dataset's protocol (else the spec's) per method."""
+    try:
+        methods = [str(m["label"]) for m in spec["methods"]]
+        default = spec["protocol"]
+        keys = []
+        for d in spec["datasets"]:
+            n = int((d.get("protocol") or default)["n_realisations"])
+            keys += [(str(d["label"]), r, m) for r in range(n) for m in methods]
+        return keys
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _key(row: dict[str, Any]) -> Key:
+    return (row["dataset"], int(row["realisation"]), row["method"])
+
+
+def _latest_by_key(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (dataset, realisation, method): the one finished last."""
+    latest: dict[Key, dict[str, Any]] = {}
+    for r in sorted(rows, key=lambda r: r["finished_at"] or 0.0):
+        latest[_key(r)] = r
+    return list(latest.values())
+
+
+def _means(pairs: Iterable[tuple[Any, float]]) -> dict[Any, float]:
+    """``key -> mean of its values`` over ``(key, value)`` pairs."""
+    values: dict[Any, list[float]] = {}
+    for key, value in pairs:
+        values.setdefault(key, []).append(value)
+    return {key: sum(v) / len(v) for key, v in values.items()}
+
+
+def _durations(rows: list[dict[str, Any]]) -> dict[str, float | None]:
+    """``cell_id -> finished_at - started_at`` (None without both times)."""
+    out: dict[str, float | None] = {}
+    for r in rows:
+        start, end = r["started_at"], r["finished_at"]
+        ok = start is not None and end is not None and end >= start
+        out[r["cell_id"]] = float(end - start) if ok else None
+    return out
+
+
+def _ordered(spec_labels: list[str], seen: set[str]) -> list[str]:
+    """The spec's labels that have cells, in spec order, then the others sorted."""
+    return [x for x in dict.fromkeys(spec_labels) if x in seen] + sorted(seen - set(spec_labels))
+
+
+def _first_line(text: str | None) -> str:
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    return lines[0] if lines else "(no error recorded)"
+
+
+def format_seconds(seconds: float | None) -> str:
+    """A duration for people: ``42 s``, ``12 min 5 s``, ``3 h 12 min``, ``2 d 5 h``."""
+    if seconds is None:
+        return "-"
+    s = round(seconds)
+    if s < 60:
+        return f"{seconds:.1f} s" if seconds < 10 else f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    if s < 48 * 3600:
+        return f"{s // 3600} h {s % 3600 // 60} min"
+    return f"{s // 86400} d {s % 86400 // 3600} h"
+
+
+def format_time(stamp: float | None) -> str:
+    """A Unix time as local ``YYYY-MM-DD HH:MM``."""
+    return "-" if stamp is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
