@@ -50,6 +50,7 @@ from kernbench.solvers.kernel_masters import (
     KernelMasterResult,
     OSQPKernelMaster,
     RowForm,
+    SMOKernelMaster,
     SVMKernelMaster,
     solve_kernel_master_cvxpy,
 )
@@ -86,7 +87,7 @@ class CGBoostBase(ColumnGenerationClassifier):
         "patience": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left"), None],
         "sigma": [Interval(Real, 0, None, closed="neither"), None],
-        "solver": [StrOptions({"auto", "osqp", "svm", "highs", "cvxpy"})],
+        "solver": [StrOptions({"auto", "osqp", "smo", "svm", "highs", "cvxpy"})],
         "solver_tol": [Interval(Real, 0, None, closed="neither")],
         "cache_mb": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
@@ -143,6 +144,12 @@ class CGBoostBase(ColumnGenerationClassifier):
         self._thr_base = 1.0 if self.norm == "l1" else 0.0
         self._eps = 1e-6 * max(1.0, self.C) if self.tol is None else float(self.tol)
         solver = self.solver
+        svm_form = (  # the classification QP (11): an SVM on the selected columns
+            self.norm == "l2"
+            and self.alpha_sign == "free"
+            and self.bias == "free"
+            and self._rows.n_rows == self._rows.m
+        )
         if solver == "auto":
             # measured (benchmarks/bench_cgboost.py --parts master: pendigits, 100 columns,
             # paired per solve): the OSQP lifted-dual master's median solve is 2.7x (m = 300)
@@ -153,19 +160,16 @@ class CGBoostBase(ColumnGenerationClassifier):
             raise ValueError("solver='osqp' solves the 2-norm QP; use 'highs' or 'cvxpy' for l1")
         if solver == "highs" and self.norm == "l2":
             raise ValueError("solver='highs' solves the 1-norm LP; use 'osqp' or 'cvxpy' for l2")
-        if solver == "svm" and not (
-            self.norm == "l2"
-            and self.alpha_sign == "free"
-            and self.bias == "free"
-            and self._rows.n_rows == self._rows.m
-        ):
+        if solver in ("svm", "smo") and not svm_form:
             raise ValueError(
-                "solver='svm' solves the classification QP (11) only (l2, free α, free bias)"
+                f"solver={solver!r} solves the classification QP (11) only (l2, free α, free bias)"
             )
         self.solver_ = solver
         kw = dict(alpha_sign=self.alpha_sign, bias=self.bias == "free")
         if solver == "osqp":
             self._master = OSQPKernelMaster(self._rows, self.C, eps=self.solver_tol, **kw)
+        elif solver == "smo":
+            self._master = SMOKernelMaster(self._rows, self.C, tol=self.solver_tol)
         elif solver == "svm":
             self._master = SVMKernelMaster(self._rows, self.C, tol=self.solver_tol)
         elif solver == "highs":

@@ -36,6 +36,7 @@ def _pm(y: np.ndarray) -> np.ndarray:
         ("l2", "free", "osqp"),
         ("l2", "nonneg", "osqp"),
         ("l2", "free", "svm"),
+        ("l2", "free", "smo"),
         ("l1", "free", "highs"),
         ("l1", "nonneg", "highs"),
     ],
