@@ -18,20 +18,26 @@ training part; kernels L, Q, R (σ = mean squared distance), C = 1.
    interleaved rounds), by ``predict`` (zero-α columns skipped, linear and quadratic sums
    collapsed) and by the plain Gram path (every working-set column's Gram block).
 3. ``master``: one column sequence per ``--n-master`` size (the first ``--columns`` columns a
-   2-norm fit generated) re-solved column by column by OSQP warm-started, OSQP cold, cvxpy
-   (Clarabel, rebuilt each time) and, with ``--libsvm``, LIBSVM on the Gram matrix; paired: every
-   master solves restricted problem j in turn (order rotated) before problem j + 1. Median time per
-   restricted solve, total, the median of the paired per-solve ratios, the largest objective
-   difference to cvxpy, and the OSQP solves finished by Clarabel.
+   2-norm fit generated) re-solved column by column by OSQP warm-started, OSQP cold, the SMO
+   master warm-started and cold, cvxpy (Clarabel, rebuilt each time) and, with ``--libsvm``,
+   LIBSVM on the Gram matrix; paired: every master solves restricted problem j in turn (order
+   rotated) before problem j + 1. Median time per restricted solve, total, the median of the
+   paired per-solve ratios (against cvxpy and against OSQP warm-started), the largest objective
+   difference to cvxpy, and the solves finished by Clarabel.
+4. ``fit``: whole 2-norm fits (QP (11), stratified L,Q,R) per ``--n-fit`` size, paired: the SMO
+   master and the OSQP master fit the same training set in turn (``--fit-repeats`` rounds, order
+   alternated), each stopped at TR2 or ``--fit-cap`` columns; fit time, columns, final objective,
+   and the OSQP/SMO time ratio; with ``--fit-tr2`` also one SMO fit to TR2 (no cap) per size.
 
-4. ``table2_qp`` (only when asked: minutes per model): the four Table 2 models (linear, RBF,
+5. ``table2_qp`` (only when asked: minutes per model): the four Table 2 models (linear, RBF,
    composite, mixture) under the 2-norm QP to TR2 on one stratified 80/20 split of ``--dataset``
    with ``--C``: test error, FP/FN rates, fit and prediction time, columns per kernel.
 
 Writes benchmarks/results/bench_cgboost.csv (``--out``).
 
     python benchmarks/bench_cgboost.py [--n-qp 200] [--n-lp 1000] [--norms l2,l1] [--cap N]
-        [--n-master 300,1000] [--columns 60] [--libsvm]
+        [--n-master 300,1000] [--columns 60] [--libsvm] [--n-fit 300,1000] [--fit-cap 300]
+        [--fit-repeats 1] [--fit-tr2]
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from kernbench.methods.cgboost import CGBoost
 from kernbench.solvers.kernel_masters import (
     OSQPKernelMaster,
     RowForm,
+    SMOKernelMaster,
     SVMKernelMaster,
     solve_kernel_master_cvxpy,
 )
@@ -203,6 +210,8 @@ def bench_master(n: int, n_cols: int, libsvm: bool, rows: list[dict]) -> None:
     masters = {
         "osqp_warm": OSQPKernelMaster(form, 1.0, warm_start=True, eps=1e-7),
         "osqp_cold": OSQPKernelMaster(form, 1.0, warm_start=False, eps=1e-7),
+        "smo_warm": SMOKernelMaster(form, 1.0, tol=1e-7),
+        "smo_cold": SMOKernelMaster(form, 1.0, tol=1e-7, warm_start=False),
     }
     if libsvm:
         masters["libsvm"] = SVMKernelMaster(form, 1.0, tol=1e-7)
@@ -236,6 +245,9 @@ def bench_master(n: int, n_cols: int, libsvm: bool, rows: list[dict]) -> None:
                 total_s=round(sum(ts), 3),
                 max_rel_objective_diff_vs_cvxpy=f"{rel:.1e}",
                 clarabel_fallbacks=getattr(masters.get(key), "n_fallbacks", 0),
+                median_ratio_osqp_warm_over=round(
+                    float(statistics.median(np.asarray(timings["osqp_warm"]) / ts)), 2
+                ),
             )
         )
         print(rows[-1])
@@ -247,6 +259,70 @@ def bench_master(n: int, n_cols: int, libsvm: bool, rows: list[dict]) -> None:
             f"{statistics.median(ratio):.2f}x, ratio of medians "
             f"{statistics.median(c) / statistics.median(timings[key]):.2f}x"
         )
+    o = np.asarray(timings["osqp_warm"])
+    for key in ("smo_warm", "smo_cold", "libsvm"):
+        if key in timings:
+            print(
+                f"== m={n}: osqp_warm/{key} per restricted solve: median of paired ratios "
+                f"{statistics.median(o / np.asarray(timings[key])):.2f}x, totals "
+                f"{o.sum() / sum(timings[key]):.2f}x"
+            )
+
+
+def bench_fit(n: int, cap: int | None, repeats: int, tr2: bool, rows: list[dict]) -> None:
+    """Whole 2-norm fits, SMO master vs OSQP master, paired on one training set."""
+    X, y, _, _ = pendigits_odd_even(n)
+    times: dict[str, list[float]] = {"smo": [], "osqp": []}
+    last: dict[str, CGBoost] = {}
+    for r in range(repeats):
+        for solver in ("smo", "osqp") if r % 2 == 0 else ("osqp", "smo"):
+            t0 = time.perf_counter()
+            est = CGBoost(C=1.0, kernels=LQR, solver=solver, max_iter=cap or 10 * n).fit(X, y)
+            times[solver].append(time.perf_counter() - t0)
+            last[solver] = est
+    for solver, ts in times.items():
+        est = last[solver]
+        rows.append(
+            dict(
+                part="fit",
+                norm="l2",
+                m=n,
+                variant=f"{solver} (cap {cap})" if cap else solver,
+                termination=est.termination_rule_,
+                columns_generated=est.n_iter_,
+                final_objective=est.final_objective_,
+                wall_s=round(statistics.median(ts), 3),
+                columns_per_kernel=est.n_columns_per_kernel_,
+            )
+        )
+        print(rows[-1])
+    s, o = last["smo"], last["osqp"]
+    rel = abs(s.final_objective_ - o.final_objective_) / o.final_objective_
+    print(
+        f"== fit m={n}{f' (cap {cap})' if cap else ''}: osqp/smo fit time "
+        f"{statistics.median(times['osqp']) / statistics.median(times['smo']):.1f}x (medians of "
+        f"{repeats}); columns {s.n_iter_} vs {o.n_iter_}; final objectives "
+        f"{s.final_objective_:.10g}"
+        f" vs {o.final_objective_:.10g} (relative difference {rel:.1e})"
+    )
+    if tr2:
+        t0 = time.perf_counter()
+        est = CGBoost(C=1.0, kernels=LQR, solver="smo", max_iter=10 * n).fit(X, y)
+        wall = time.perf_counter() - t0
+        rows.append(
+            dict(
+                part="fit",
+                norm="l2",
+                m=n,
+                variant="smo to TR2",
+                termination=est.termination_rule_,
+                columns_generated=est.n_iter_,
+                final_objective=est.final_objective_,
+                wall_s=round(wall, 3),
+                columns_per_kernel=est.n_columns_per_kernel_,
+            )
+        )
+        print(rows[-1])
 
 
 def bench_table2_qp(dataset: str, C: float, rows: list[dict]) -> None:
@@ -302,6 +378,10 @@ def main() -> None:
     ap.add_argument("--columns", type=int, default=60)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--libsvm", action="store_true", help="master: also time the LIBSVM master")
+    ap.add_argument("--n-fit", default="300,1000", help="fit: training sizes, comma-separated")
+    ap.add_argument("--fit-cap", type=int, default=300, help="fit: column cap (0: TR2)")
+    ap.add_argument("--fit-repeats", type=int, default=1)
+    ap.add_argument("--fit-tr2", action="store_true", help="fit: also one SMO fit to TR2")
     ap.add_argument("--parts", default="cg,predict,master")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--dataset", default="ionosphere", help="table2_qp: a binary catalogue set")
@@ -320,6 +400,9 @@ def main() -> None:
     if "master" in parts:
         for n in (int(v) for v in args.n_master.split(",")):
             bench_master(n, args.columns, args.libsvm, rows)
+    if "fit" in parts:  # not in the default parts: minutes per OSQP fit
+        for n in (int(v) for v in args.n_fit.split(",")):
+            bench_fit(n, args.fit_cap or None, args.fit_repeats, args.fit_tr2, rows)
     if "table2_qp" in parts:  # not in the default parts: minutes per model
         bench_table2_qp(args.dataset, args.C, rows)
     args.out.parent.mkdir(exist_ok=True)

@@ -36,6 +36,7 @@ def _pm(y: np.ndarray) -> np.ndarray:
         ("l2", "free", "osqp"),
         ("l2", "nonneg", "osqp"),
         ("l2", "free", "svm"),
+        ("l2", "free", "smo"),
         ("l1", "free", "highs"),
         ("l1", "nonneg", "highs"),
     ],
@@ -59,6 +60,25 @@ def test_tr2_equals_the_full_problem(data, norm, alpha_sign, solver) -> None:
     dec = est.decision_function(X)
     stages = list(est.staged_decision_function(X))
     np.testing.assert_allclose(dec, stages[-1], rtol=1e-9, atol=1e-9)
+
+
+def test_auto_solver_picks_smo_for_the_classification_qp_only(data) -> None:
+    X, y = data
+    assert CGBoost(kernels=KERNELS, max_iter=3).fit(X, y).solver_ == "smo"
+    assert CGBoost(kernels=KERNELS, max_iter=3, alpha_sign="nonneg").fit(X, y).solver_ == "osqp"
+    assert CGBoost(kernels=KERNELS, max_iter=3, bias="regularized").fit(X, y).solver_ == "osqp"
+    assert CGBoost(kernels=KERNELS, max_iter=3, norm="l1").fit(X, y).solver_ == "highs"
+    reg = CGBoostRegressor(kernels=KERNELS, max_iter=3).fit(X, y.astype(float))
+    assert reg.solver_ == "osqp"
+    with pytest.raises(ValueError, match="classification QP"):
+        CGBoost(kernels=KERNELS, solver="smo", alpha_sign="nonneg").fit(X, y)
+    # the SMO and OSQP masters follow the same column path to the same restricted optima
+    a = CGBoost(kernels=KERNELS, max_iter=12, solver="smo", solver_tol=1e-9).fit(X, y)
+    b = CGBoost(kernels=KERNELS, max_iter=12, solver="osqp", solver_tol=1e-9).fit(X, y)
+    assert [(lrn.group, lrn.index) for lrn in a.learners_] == [
+        (lrn.group, lrn.index) for lrn in b.learners_
+    ]
+    np.testing.assert_allclose(a.trace_["objective"], b.trace_["objective"], rtol=1e-6)
 
 
 def test_proposition_41_duality_gap(data) -> None:

@@ -1,5 +1,6 @@
-"""CG-Boost masters: OSQP (warm-started), HiGHS and LIBSVM agree with cvxpy on the same
-column sequences; the row multipliers satisfy strong duality and the KKT identity α = Kᵀg."""
+"""CG-Boost masters: OSQP (warm-started), HiGHS, LIBSVM and the warm-started SMO agree with cvxpy
+on the same column sequences; the row multipliers satisfy strong duality and the KKT identity
+α = Kᵀg."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from kernbench.solvers.kernel_masters import (
     IncrementalKernelLPMaster,
     OSQPKernelMaster,
     RowForm,
+    SMOKernelMaster,
     SVMKernelMaster,
     dual_objective,
     solve_kernel_master_cvxpy,
@@ -104,3 +106,124 @@ def test_svm_master_solves_the_classification_qp() -> None:
     assert got.primal == pytest.approx(ref.primal, rel=1e-6)
     with pytest.raises(ValueError, match="classification"):
         SVMKernelMaster(_data("regression")[1], 1.0)
+
+
+def _degenerate_problem(seed: int = 7, m: int = 120):
+    """40 columns of rank 15 (quadratic kernel on 4 features) then 20 RBF columns: the dual is
+    rank-deficient for most of the sequence, as at the start of a stratified 2-norm fit."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m, 4))
+    y = np.where(X[:, 0] * X[:, 1] + 0.2 * rng.standard_normal(m) > 0, 1.0, -1.0)
+    A = np.hstack([(X @ X[:40].T + 1.0) ** 2, np.exp(-((X[:, None] - X[None, :20]) ** 2).sum(-1))])
+    return A, RowForm.classification(y)
+
+
+def _check_dual_feasible(master: SMOKernelMaster, res, C: float) -> None:
+    u = master._u
+    assert u.min() >= 0.0 and u.max() <= C
+    assert abs(float(master.rows.sign @ u)) <= 1e-10 * max(C, 1.0) * u.size
+    np.testing.assert_array_equal(res.w, np.clip(u, 0.0, C))
+
+
+@pytest.mark.parametrize("C", [1e-2, 1.0, 1e3])
+def test_smo_master_equals_cvxpy_and_libsvm_along_a_column_sequence(C) -> None:
+    A, rows = _degenerate_problem()
+    master = SMOKernelMaster(rows, C, tol=1e-9)
+    empty = master.solve()  # only b: the closed form
+    assert empty.primal == pytest.approx(solve_kernel_master_cvxpy(A[:, :0], rows, C).primal)
+    for j in range(A.shape[1]):
+        master.add_column(A[:, j])
+        got = master.solve()
+        _check_dual_feasible(master, got, C)
+        assert got.status == "smo"  # converged by itself, no interior-point fallback
+        if j % 6 and j != A.shape[1] - 1:
+            continue
+        ref = solve_kernel_master_cvxpy(A[:, : j + 1], rows, C)
+        assert got.primal == pytest.approx(ref.primal, rel=1e-6)
+        s = got.g @ A[:, : j + 1]
+        np.testing.assert_allclose(got.alpha, s, rtol=1e-12, atol=1e-12)  # α = K_𝒲ᵀ(y∘u)
+        assert dual_objective(rows, got.w, s, "l2", "free") == pytest.approx(got.primal, rel=1e-6)
+        scale = max(1.0, float(np.abs(ref.alpha).max()))
+        np.testing.assert_allclose(got.alpha, ref.alpha, atol=1e-4 * scale)
+    assert master.n_fallbacks == 0
+    if C <= 1.0:  # LIBSVM from scratch on the last columns (very slow on this dual at C = 1e3)
+        lib = SVMKernelMaster(rows, C, tol=1e-7)
+        for k in range(A.shape[1]):
+            lib.add_column(A[:, k])
+        lib_primal = lib.solve().primal  # a feasible (α, b), ~1e-5 above the optimum
+        assert got.primal == pytest.approx(lib_primal, rel=1e-4)
+        assert got.primal <= lib_primal * (1.0 + 1e-6)
+
+
+def test_smo_master_warm_equals_cold_and_keeps_the_gradient() -> None:
+    A, rows = _degenerate_problem(seed=3, m=90)
+    y = rows.sign
+    warm = SMOKernelMaster(rows, 1.0, tol=1e-9)
+    cold = SMOKernelMaster(rows, 1.0, tol=1e-9, warm_start=False)
+    rows_only = SMOKernelMaster(rows, 1.0, tol=1e-9, gram_max_rows=0)  # rows from the columns
+    for master in (warm, cold, rows_only):
+        master.solve()
+    steps_warm = steps_cold = 0
+    for j in range(A.shape[1]):
+        for master in (warm, cold, rows_only):
+            master.add_column(A[:, j])
+        # the O(m) update of ∇ = Qu − 1 equals the gradient recomputed from the columns
+        K = A[:, : j + 1]
+        fresh = y * (K @ (K.T @ (y * warm._u))) - 1.0
+        np.testing.assert_allclose(warm._grad, fresh, rtol=1e-10, atol=1e-10 * np.abs(fresh).max())
+        if j < A.shape[1] - 1:
+            np.testing.assert_allclose(warm._G, K @ K.T, rtol=1e-12)
+        w, c, r = warm.solve(), cold.solve(), rows_only.solve()
+        for other in (c, r):
+            assert w.primal == pytest.approx(other.primal, rel=1e-8)
+            scale = max(1.0, float(np.abs(w.alpha).max()))
+            np.testing.assert_allclose(w.alpha, other.alpha, atol=1e-5 * scale)
+            if np.any((w.w > 1e-9) & (w.w < 1.0 - 1e-9)):  # b is unique with a free u
+                assert w.b == pytest.approx(other.b, abs=1e-5)
+        _check_dual_feasible(warm, w, 1.0)
+        steps_warm += w.n_iter
+        steps_cold += c.n_iter
+    # the warm start pays: fewer pair updates over the sequence than from u = 0 each time
+    assert steps_warm < steps_cold
+
+
+def test_smo_master_degenerate_starts_converge() -> None:
+    """One column, a repeated column and rank-1 columns (many more free u than the rank)."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((60, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(60) > 0, 1.0, -1.0)
+    rows = RowForm.classification(y)
+    k = X @ X[0]
+    cols = [k, k, 2.0 * k, X @ X[1], X @ X[2], X @ X[3]]  # ranks 1, 1, 1, 2, 2, 2
+    for C in (1e-2, 1.0, 1e3):
+        master = SMOKernelMaster(rows, C, tol=1e-10)
+        master.solve()
+        for j, col in enumerate(cols):
+            master.add_column(col)
+            got = master.solve()
+            assert got.status == "smo"
+            _check_dual_feasible(master, got, C)
+            ref = solve_kernel_master_cvxpy(np.column_stack(cols[: j + 1]), rows, C)
+            assert got.primal == pytest.approx(ref.primal, rel=1e-6)
+
+
+def test_smo_master_falls_back_to_clarabel_and_continues() -> None:
+    A, rows = _degenerate_problem(seed=11, m=60)
+    master = SMOKernelMaster(rows, 1.0, tol=1e-9, max_steps=1)  # SMO cannot finish
+    master.solve()
+    for j in range(5):
+        master.add_column(A[:, j])
+    got = master.solve()
+    assert got.status == "smo+clarabel" and master.n_fallbacks == 1
+    ref = solve_kernel_master_cvxpy(A[:, :5], rows, 1.0)
+    assert got.primal == pytest.approx(ref.primal, rel=1e-9)
+    u = master._u  # the kept dual point is feasible and continues the next solve
+    assert u.min() >= 0.0 and u.max() <= 1.0 and abs(float(rows.sign @ u)) < 1e-12
+    master.max_steps = 10**6
+    master.add_column(A[:, 5])
+    nxt = master.solve()
+    assert nxt.status == "smo"
+    ref = solve_kernel_master_cvxpy(A[:, :6], rows, 1.0)
+    assert nxt.primal == pytest.approx(ref.primal, rel=1e-6)
+    with pytest.raises(ValueError, match="classification"):
+        SMOKernelMaster(_data("regression")[1], 1.0)
