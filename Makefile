@@ -67,7 +67,8 @@ bench: $(STAMP)
 faults: $(STAMP) ## fault harness: >= 50 kill trials, >= 500 fuzzed specs, Dask worker kills
 	$(PYTHON) benchmarks/fault_harness.py
 
-# reproduce-cgboost is left out: its 2-norm QP rows to TR2 are estimated at ≈ 100 h on one core (docs/papers/cgboost.md)
+# reproduce-cgboost is left out: estimated ≈ 6-7 h on one core with the warm-started SMO master (was ≈ 100 h
+# with OSQP), an extrapolation, not yet run end to end (docs/papers/cgboost.md)
 reproduce: reproduce-lin-li reproduce-cgens reproduce-exrm reproduce-multiboost-cw
 
 reproduce-lin-li: $(STAMP) ## Lin & Li Tables I-II and Fig. 2 (100 runs by default; REALISATIONS=N to cap)
