@@ -654,22 +654,24 @@ class SMOKernelMaster:
     needs a few pair updates instead of a solve from u = 0.
 
     The SMO is :func:`kernbench.solvers.linear_svm.smo_solve` (compiled; LIBSVM's second-order
-    working-set selection of Fan, Chen & Lin (2005) with τ = 1e-12 for non-positive pair
-    curvature; rows of Q from the kept G, or from the columns when m > ``gram_max_rows``): its
-    G-row form takes the precomputed dense G as it is, so it is shared, not copied. It runs in
-    chunks of ``chunk`` pair updates (max(30, m/10): measured fastest of 10-900 at m = 300 and
-    1000); after a chunk that did not converge, steps on the face of the free u's
-    (:func:`_face_step`: Newton, or a zero-curvature ray when the face is unbounded) until one
-    is not clipped. Pairwise steps alone crawl on this dual: a stratified fit adds the linear
-    columns first, whose G has rank ≤ D (16 on pendigits) with far more free u than that, and
-    SMO then stalled (hundreds of thousands of pair updates per solve, duality gap 1e-5 at the
-    cap, measured at m = 300). Stopping: LIBSVM's maximal violating pair gap m(u) − M(u) ≤
-    ``tol``. Then α = K_𝒲ᵀ(y∘u) and b = −ρ with LIBSVM's ρ (mean of y_i∇_i over the free u_i,
-    else the midpoint of its feasible interval), from a gradient recomputed from the columns (no
-    drift). A solve that reaches ``max_steps`` pair updates is finished by the cvxpy/Clarabel
-    reference (``n_fallbacks``; status ``smo+clarabel``) and its multipliers, made feasible,
-    start the next solve. Before the first column (only b in 𝒲) the closed form
-    :func:`bias_only_master` is used, and its u starts the SMO of the first column.
+    working-set selection of Fan, Chen & Lin (2005) with τ = 1e-12 for non-positive pair curvature;
+    rows of Q from the kept G, or from the columns when m > ``gram_max_rows``): its G-row form takes
+    the precomputed dense G as it is, so it is shared, not copied. It runs in chunks of ``chunk``
+    pair updates (max(30, m/10): measured fastest of 10-900 at m = 300 and 1000); after a chunk that
+    did not converge, steps on the face of the free u's (:func:`_face_step`: Newton, or a
+    zero-curvature ray when the face is unbounded) until one is not clipped, while at most
+    ``max_face`` (300) u are free (the step solves a dense (|F|+1)² least-squares system: at m =
+    5000 the bias-only start leaves ~2500 u free, and face steps on them took 180 s for the first
+    column). Pairwise steps alone crawl on this dual: a stratified fit adds the linear columns
+    first, whose G has rank ≤ D (16 on pendigits) with far more free u than that, and SMO then
+    stalled (hundreds of thousands of pair updates per solve, duality gap 1e-5 at the cap, measured
+    at m = 300). Stopping: LIBSVM's maximal violating pair gap m(u) − M(u) ≤ ``tol``. Then α =
+    K_𝒲ᵀ(y∘u) and b = −ρ with LIBSVM's ρ (mean of y_i∇_i over the free u_i, else the midpoint of its
+    feasible interval), from a gradient recomputed from the columns (no drift). A solve that reaches
+    ``max_steps`` pair updates is finished by the cvxpy/Clarabel reference (``n_fallbacks``; status
+    ``smo+clarabel``) and its multipliers, made feasible, start the next solve. Before the first
+    column (only b in 𝒲) the closed form :func:`bias_only_master` is used, and its u starts the SMO
+    of the first column.
 
     Parameters
     ----------
@@ -722,6 +724,7 @@ class SMOKernelMaster:
         self.n_fallbacks = 0
         self.chunk = max(30, m // 10)
         self.max_newton = 50
+        self.max_face = 300
 
     @property
     def n_columns(self) -> int:
@@ -780,6 +783,8 @@ class SMOKernelMaster:
             # steps on the face of the free u's until one is not clipped (the face's optimum):
             # each clipped step fixes one more u at a bound
             for _ in range(self.max_newton):
+                if np.count_nonzero((u > 0.0) & (u < self.C)) > self.max_face:
+                    break  # a dense (|F|+1)² least-squares solve: left to the pair updates
                 moved, clipped = _face_step(self.A(), y, u, grad, self.C)
                 if not moved:
                     break
