@@ -40,15 +40,13 @@ ridge, 1e-10 of its mean diagonal, covers exactly collinear columns).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numba
 import numpy as np
 import scipy.linalg as sla
 
 from kernbench.solvers.multiclass_exp_loss import (
+    ClasswiseEvaluator,
     RestrictedSolve,
-    exp_loss_dual,
     kkt_residual,
     pricing_weights,
 )
@@ -62,56 +60,6 @@ _RIDGE = 1e-10
 _FLAT = 1e-13
 #: consecutive such steps that do not halve the residual before giving up ("precision")
 _SLOW_STEPS = 5
-
-
-@dataclass(frozen=True)
-class _Problem:
-    """The columns and classes of one restricted problem, laid out once per call."""
-
-    H: np.ndarray  # (m, J) learner columns, rows in the caller's order
-    y: np.ndarray  # (m,) class indices
-    C: float
-    var_col: np.ndarray
-    var_class: np.ndarray
-    K: int
-    blocks: list  # variables of each class
-    shared: bool  # every column carries K variables, one per class (MultiBoost)
-
-
-def _layout(H, y, C, var_col, var_class, K) -> _Problem:
-    y = np.asarray(y, dtype=np.int64)
-    var_col = np.asarray(var_col, dtype=np.int64)
-    var_class = np.asarray(var_class, dtype=np.int64)
-    blocks = [np.flatnonzero(var_class == c) for c in range(K)]
-    J = H.shape[1]
-    shared = var_col.size == J * K and all(
-        np.array_equal(np.sort(var_col[b]), np.arange(J)) for b in blocks
-    )
-    return _Problem(H, y, float(C), var_col, var_class, K, blocks, shared)
-
-
-def _class_columns(P: _Problem) -> list | None:
-    """Each class's columns as one contiguous block (class-wise sets; shared sets read H)."""
-    return None if P.shared else [np.ascontiguousarray(P.H[:, P.var_col[b]]) for b in P.blocks]
-
-
-def _evaluate(P: _Problem, w: np.ndarray, Hc: list | None) -> tuple[float, np.ndarray, np.ndarray]:
-    """f(w), its gradient and λ (5)."""
-    if Hc is None:  # shared columns: F = H W, gradient 1 − HᵀU read at (col, class)
-        W = np.zeros((P.H.shape[1], P.K))
-        W[P.var_col, P.var_class] = w
-        loss, lam = exp_loss_dual(P.H @ W, P.y, P.C)
-        scores = P.H.T @ pricing_weights(lam, P.y)
-        return float(w.sum()) + loss, 1.0 - scores[P.var_col, P.var_class], lam
-    F = np.empty((P.H.shape[0], P.K))
-    for c, b in enumerate(P.blocks):
-        F[:, c] = Hc[c] @ w[b]
-    loss, lam = exp_loss_dual(F, P.y, P.C)
-    U = pricing_weights(lam, P.y)
-    grad = np.empty_like(w)
-    for c, b in enumerate(P.blocks):
-        grad[b] = 1.0 - Hc[c].T @ U[:, c]  # 1 − pricing score (4)
-    return float(w.sum()) + loss, grad, lam
 
 
 def classwise_hessian(
@@ -245,12 +193,12 @@ def _qp_active_set(
     return d
 
 
-def _valley_shift(P: _Problem, w: np.ndarray) -> np.ndarray:
+def _valley_shift(E: ClasswiseEvaluator, w: np.ndarray) -> np.ndarray:
     """MultiBoost: subtract each learner's smallest coefficient from its K coefficients (L is
     unchanged, Σ w falls by K times that minimum)."""
-    lowest = np.full(P.H.shape[1], np.inf)
-    np.minimum.at(lowest, P.var_col, w)
-    return np.maximum(w - lowest[P.var_col], 0.0)
+    lowest = np.full(E.H.shape[1], np.inf)
+    np.minimum.at(lowest, E.var_col, w)
+    return np.maximum(w - lowest[E.var_col], 0.0)
 
 
 def solve_classwise_newton(
@@ -294,12 +242,11 @@ def solve_classwise_newton(
         at its floating-point floor, which grows with C).
     """
     H = np.asarray(H, dtype=np.float64)
-    P = _layout(H, y_index, C, var_col, var_class, K)
-    Hc = _class_columns(P)
+    E = ClasswiseEvaluator(H, y_index, C, var_col, var_class, K)
     w = np.maximum(np.asarray(w0, dtype=np.float64), 0.0)
-    if P.shared:
-        w = _valley_shift(P, w)
-    f, g, lam = _evaluate(P, w, Hc)
+    if E.shared:
+        w = _valley_shift(E, w)
+    f, g, lam = E(w)
     stop, it, slow = "maxiter", 0, 0
     while it < maxiter:
         residual = kkt_residual(w, g)
@@ -308,7 +255,7 @@ def solve_classwise_newton(
             break
         it += 1
         work = np.flatnonzero((w > 0) | (g < 0))  # the rest stay at 0 this iteration
-        Q = classwise_hessian(H[:, P.var_col[work]], P.var_class[work], lam, P.y, K)
+        Q = classwise_hessian(H[:, E.var_col[work]], E.var_class[work], lam, E.y, K)
         Q[np.diag_indices_from(Q)] += _RIDGE * max(float(Q.diagonal().mean()), 1e-300)
         d = np.zeros_like(w)
         d[work] = _qp_active_set(Q, g[work], w[work], 0.1 * residual)
@@ -316,9 +263,9 @@ def solve_classwise_newton(
         a = 1.0
         while a >= _MIN_STEP:
             trial = np.maximum(w + a * d, 0.0)  # feasible already; max() removes round-off
-            if P.shared:
-                trial = _valley_shift(P, trial)
-            f_new, g_new, lam_new = _evaluate(P, trial, Hc)
+            if E.shared:
+                trial = _valley_shift(E, trial)
+            f_new, g_new, lam_new = E(trial)
             if f_new <= f + _ARMIJO * a * slope:
                 break
             if abs(f_new - f) <= _FLAT * abs(f) and kkt_residual(trial, g_new) < residual:

@@ -580,11 +580,6 @@ def _add_feature(G, grad, k, y, u, use_gram):  # pragma: no cover - numba
                 G[i, t] += ki * k[t]
 
 
-def _feasible_dual(w: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
-    """w clipped to [0, C] with yᵀw = 0 restored by scaling the class with the larger Σw down."""
-    return feasible_alpha(np.clip(w, 0.0, C), y)
-
-
 def _face_step(
     A: np.ndarray, y: np.ndarray, u: np.ndarray, grad: np.ndarray, C: float
 ) -> tuple[bool, bool]:
@@ -723,7 +718,7 @@ class SMOKernelMaster:
         self.n_face_steps = 0
         self.n_fallbacks = 0
         self.chunk = max(30, m // 10)
-        self.max_newton = 50
+        self.max_face_steps = 50
         self.max_face = 300
 
     @property
@@ -782,7 +777,7 @@ class SMOKernelMaster:
                 break
             # steps on the face of the free u's until one is not clipped (the face's optimum):
             # each clipped step fixes one more u at a bound
-            for _ in range(self.max_newton):
+            for _ in range(self.max_face_steps):
                 if np.count_nonzero((u > 0.0) & (u < self.C)) > self.max_face:
                     break  # a dense (|F|+1)² least-squares solve: left to the pair updates
                 moved, clipped = _face_step(self.A(), y, u, grad, self.C)
@@ -795,7 +790,8 @@ class SMOKernelMaster:
         if not ok:  # pairwise steps stalled (a degenerate dual): the interior-point reference
             ref = solve_kernel_master_cvxpy(self.A(), self.rows, self.C)
             self.n_fallbacks += 1
-            u[:] = _feasible_dual(ref.w, y, self.C)  # the next solve continues from it
+            # clipped to [0, C], yᵀu = 0 restored: the next solve continues from it
+            u[:] = feasible_alpha(np.clip(ref.w, 0.0, self.C), y)
             grad[:] = self._fresh_gradient()
             return replace(ref, status="smo+clarabel", n_iter=steps)
         grad[:] = self._fresh_gradient()  # b from a drift-free gradient

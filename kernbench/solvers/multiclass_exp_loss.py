@@ -14,9 +14,10 @@ Everything a solver needs follows from two matrices computed once per evaluation
 
 The loss's gradient with respect to F is −U, so the gradient of the objective with respect to the
 coefficients of a learner column h in class c is 1 − Σ_i u^c_i h(x_i) = 1 − (pricing score).
-This module holds the loss, λ, U, the gradient, the KKT residual of the bound-constrained problem
-and the L-BFGS-B restricted solve of MultiBoost (shared learners); MultiBoost_cw's FCD reuses the
-first four.
+This module holds the loss, λ, U, the gradient, the KKT residual of the bound-constrained problem,
+one evaluator of the objective for a fixed variable layout (``ClasswiseEvaluator``, shared by the
+L-BFGS-B and projected-Newton solves) and the L-BFGS-B restricted solves; MultiBoost_cw's FCD
+reuses the first four.
 """
 
 from __future__ import annotations
@@ -262,6 +263,59 @@ def classwise_objective(
     return float(w.sum()) + loss, grad, lam
 
 
+class ClasswiseEvaluator:
+    """Objective (7), its gradient and λ (5) for one fixed layout of variables, evaluated often.
+
+    Each class's columns are gathered once into a contiguous block (class-wise sets); when every
+    column carries K variables, one per class (MultiBoost's shared learners), H is read as it is
+    (F = H W, gradient 1 − HᵀU at (col, class)) instead of K copies of it. The restricted
+    solvers (L-BFGS-B here, projected Newton in :mod:`kernbench.solvers.exp_loss_newton`) call it.
+
+    Parameters
+    ----------
+    H : ndarray of shape (m, J)
+    y_index : ndarray of int, shape (m,)
+    C : float
+    var_col, var_class : ndarray of int, shape (n_vars,)
+        Column of H and class of every variable.
+    K : int
+    """
+
+    def __init__(self, H, y_index, C, var_col, var_class, K) -> None:
+        self.H = H
+        self.y = np.asarray(y_index, dtype=np.int64)
+        self.C = float(C)
+        self.K = K
+        self.var_col = np.asarray(var_col, dtype=np.int64)
+        self.var_class = np.asarray(var_class, dtype=np.int64)
+        self.blocks = [np.flatnonzero(self.var_class == c) for c in range(K)]
+        J = H.shape[1]
+        self.shared = self.var_col.size == J * K and all(
+            np.array_equal(np.sort(self.var_col[b]), np.arange(J)) for b in self.blocks
+        )
+        self._Hc = None
+        if not self.shared:  # one copy of each class's columns, outside the evaluations
+            self._Hc = [np.ascontiguousarray(H[:, self.var_col[b]]) for b in self.blocks]
+
+    def __call__(self, w: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """(value, gradient, λ) at w ≥ 0."""
+        if self._Hc is None:
+            W = np.zeros((self.H.shape[1], self.K))
+            W[self.var_col, self.var_class] = w
+            loss, lam = exp_loss_dual(self.H @ W, self.y, self.C)
+            scores = self.H.T @ pricing_weights(lam, self.y)
+            return float(w.sum()) + loss, 1.0 - scores[self.var_col, self.var_class], lam
+        F = np.empty((self.H.shape[0], self.K))
+        for c, b in enumerate(self.blocks):
+            F[:, c] = self._Hc[c] @ w[b]
+        loss, lam = exp_loss_dual(F, self.y, self.C)
+        U = pricing_weights(lam, self.y)
+        grad = np.empty_like(w)
+        for c, b in enumerate(self.blocks):
+            grad[b] = 1.0 - self._Hc[c].T @ U[:, c]  # 1 − pricing score (4), no gathers
+        return float(w.sum()) + loss, grad, lam
+
+
 def solve_classwise_lbfgsb(
     H: np.ndarray,
     y_index: np.ndarray,
@@ -280,20 +334,11 @@ def solve_classwise_lbfgsb(
     The comparison solver of MultiBoost_cw (``solver="lbfgsb"``) and of the FCD benchmark; scipy's
     default tolerances are "the default converge setting". ``RestrictedSolve.W`` holds w (n_vars,).
     """
-
-    blocks = [np.flatnonzero(var_class == c) for c in range(K)]
-    H_c = [np.ascontiguousarray(H[:, var_col[b]]) for b in blocks]  # one copy, outside the loop
-    F = np.empty((H.shape[0], K))
+    evaluate = ClasswiseEvaluator(H, y_index, C, var_col, var_class, K)  # columns gathered once
 
     def fun(w: np.ndarray) -> tuple[float, np.ndarray]:
-        for c in range(K):
-            F[:, c] = H_c[c] @ w[blocks[c]]
-        loss, lam = exp_loss_dual(F, y_index, C)
-        U = pricing_weights(lam, y_index)
-        grad = np.empty_like(w)
-        for c in range(K):
-            grad[blocks[c]] = 1.0 - H_c[c].T @ U[:, c]  # same as classwise_objective, no gathers
-        return float(w.sum()) + loss, grad
+        value, grad, _ = evaluate(w)
+        return value, grad
 
     res = minimize(
         fun,
@@ -304,6 +349,6 @@ def solve_classwise_lbfgsb(
         options={"maxiter": maxiter, "ftol": ftol, "gtol": gtol},
     )
     w = np.maximum(res.x, 0.0)
-    value, grad, lam = classwise_objective(w, H, y_index, C, var_col, var_class, K)
+    value, grad, lam = evaluate(w)
     stop = "converged" if res.success else str(res.message)
     return RestrictedSolve(w, value, lam, kkt_residual(w, grad), int(res.nit), stop)
