@@ -78,6 +78,9 @@ class CGENS(ColumnGenerationClassifier):
         "gap_trace": ["boolean"],
         "random_state": ["random_state"],
     }
+    # 1: the exact-bias SMO's face steps follow zero-curvature rays (restricted solves end at
+    # other points within the tolerance, so later columns and test errors can differ)
+    _result_revision = 1
     _binary_only = True
     _include_constant = False  # the model has a bias: no constant column
     _absolute_pricing = True  # criterion (8)

@@ -37,7 +37,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from kernbench.solvers.linear_svm import feasible_alpha, libsvm_rho, smo_solve
+from kernbench.solvers.linear_svm import face_descent, feasible_alpha, libsvm_rho, smo_solve
 from kernbench.solvers.lp import _IncrementalHighs
 
 __all__ = [
@@ -580,64 +580,6 @@ def _add_feature(G, grad, k, y, u, use_gram):  # pragma: no cover - numba
                 G[i, t] += ki * k[t]
 
 
-def _face_step(
-    A: np.ndarray, y: np.ndarray, u: np.ndarray, grad: np.ndarray, C: float
-) -> tuple[bool, bool]:
-    """One step on the face of the free u's F (0 < u_F < C, the others fixed), in place on u.
-
-    The direction solves the face's KKT system Q_FF d + y_F λ = −∇_F, y_Fᵀd = 0 by least squares
-    (Q_FF = Z Zᵀ, Z = rows of y∘A on F, singular while |F| exceeds the rank of the columns + 1).
-    If the system is consistent, d is the Newton step and u moves to the line minimum; if not,
-    the dual is unbounded below on the face along the residual r (Z_Fᵀr = 0, y_Fᵀr = 0, slope
-    −‖r‖²: zero curvature), and u moves along r. Either step is capped where the first u
-    reaches a bound. Pairwise (SMO) steps, and the least-squares Newton step alone, crawl along
-    such flat directions (measured: 1e-9 of objective per step). Returns (moved, clipped).
-    """
-    F = np.flatnonzero((u > 0.0) & (u < C))
-    k = F.size
-    if k < 2:
-        return False, False
-    yF, gF = y[F], grad[F]
-    Z = yF[:, None] * A[F]
-    M = np.zeros((k + 1, k + 1))
-    M[:k, :k] = Z @ Z.T
-    M[:k, k] = yF
-    M[k, :k] = yF
-    rhs = np.append(-gF, 0.0)
-    x = np.linalg.lstsq(M, rhs, rcond=None)[0]
-    r = (rhs - M @ x)[:k]
-    ray = float(r @ r) > 1e-18 * max(float(gF @ gF), 1e-300)
-    d = r if ray else x[:k]
-    d = d - yF * (yF @ d) / k  # exactly y_Fᵀd = 0 (y_i² = 1)
-    slope = float(gF @ d)
-    if not slope < 0.0:
-        return False, False
-    v = Z.T @ d
-    curv = float(v @ v)
-    t = -slope / curv if (not ray and curv > 1e-300) else np.inf
-    with np.errstate(divide="ignore", invalid="ignore"):
-        caps = np.where(d > 0, (C - u[F]) / d, np.where(d < 0, -u[F] / d, np.inf))
-    cap = float(caps.min())
-    clipped = cap <= t
-    t = min(t, cap)
-    if not (np.isfinite(t) and t > 0.0):
-        return False, False
-    uF = u[F] + t * d
-    if clipped:
-        uF[int(np.argmin(caps))] = 0.0 if d[int(np.argmin(caps))] < 0 else C
-    u[F] = np.clip(uF, 0.0, C)
-    return True, clipped
-
-
-def _max_violation(y: np.ndarray, u: np.ndarray, grad: np.ndarray, C: float) -> float:
-    """LIBSVM's maximal violating pair gap m(u) − M(u) = max_{I_up} −y∇ + max_{I_low} y∇."""
-    up = ((y > 0) & (u < C)) | ((y < 0) & (u > 0))
-    low = ((y > 0) & (u > 0)) | ((y < 0) & (u < C))
-    if not (up.any() and low.any()):
-        return 0.0
-    return float((-y * grad)[up].max() + (y * grad)[low].max())
-
-
 class SMOKernelMaster:
     """The classification QP (11) (free α, unregularised b) by SMO, warm-started across columns.
 
@@ -653,11 +595,12 @@ class SMOKernelMaster:
     rows of Q from the kept G, or from the columns when m > ``gram_max_rows``): its G-row form takes
     the precomputed dense G as it is, so it is shared, not copied. It runs in chunks of ``chunk``
     pair updates (max(30, m/10): measured fastest of 10-900 at m = 300 and 1000); after a chunk that
-    did not converge, steps on the face of the free u's (:func:`_face_step`: Newton, or a
-    zero-curvature ray when the face is unbounded) until one is not clipped, while at most
-    ``max_face`` (300) u are free (the step solves a dense (|F|+1)² least-squares system: at m =
-    5000 the bias-only start leaves ~2500 u free, and face steps on them took 180 s for the first
-    column). Pairwise steps alone crawl on this dual: a stratified fit adds the linear columns
+    did not converge, steps on the face of the free u's
+    (:func:`kernbench.solvers.linear_svm.face_descent`, shared with CGENS's restricted SVM:
+    Newton, or a zero-curvature ray when the face is unbounded) until one is not clipped, while at
+    most ``max_free`` (300) u are free (the step solves a dense (|F|+1)² least-squares system: at
+    m = 5000 the bias-only start leaves ~2500 u free, and face steps on them took 180 s for the
+    first column). Pairwise steps alone crawl on this dual: a stratified fit adds the linear columns
     first, whose G has rank ≤ D (16 on pendigits) with far more free u than that, and SMO then
     stalled (hundreds of thousands of pair updates per solve, duality gap 1e-5 at the cap, measured
     at m = 300). Stopping: LIBSVM's maximal violating pair gap m(u) − M(u) ≤ ``tol``. Then α =
@@ -687,6 +630,9 @@ class SMOKernelMaster:
     ----------
     n_face_steps, n_fallbacks : int
         Face steps taken and solves finished by Clarabel, over all solves.
+    max_face_steps, max_free : int
+        Face steps after one SMO chunk at most (50), and no face step while more than
+        ``max_free`` u are free (300).
     """
 
     def __init__(
@@ -719,7 +665,7 @@ class SMOKernelMaster:
         self.n_fallbacks = 0
         self.chunk = max(30, m // 10)
         self.max_face_steps = 50
-        self.max_face = 300
+        self.max_free = 300
 
     @property
     def n_columns(self) -> int:
@@ -775,18 +721,17 @@ class SMOKernelMaster:
             steps += int(n)
             if ok or steps >= self.max_steps:
                 break
-            # steps on the face of the free u's until one is not clipped (the face's optimum):
-            # each clipped step fixes one more u at a bound
-            for _ in range(self.max_face_steps):
-                if np.count_nonzero((u > 0.0) & (u < self.C)) > self.max_face:
-                    break  # a dense (|F|+1)² least-squares solve: left to the pair updates
-                moved, clipped = _face_step(self.A(), y, u, grad, self.C)
-                if not moved:
-                    break
-                self.n_face_steps += 1
-                grad[:] = self._fresh_gradient()
-                if not clipped or _max_violation(y, u, grad, self.C) <= self.tol:
-                    break
+            self.n_face_steps += face_descent(
+                self.A(),
+                y,
+                u,
+                grad,
+                self.C,
+                self.tol,
+                self._fresh_gradient,
+                max_steps=self.max_face_steps,
+                max_free=self.max_free,
+            )
         if not ok:  # pairwise steps stalled (a degenerate dual): the interior-point reference
             ref = solve_kernel_master_cvxpy(self.A(), self.rows, self.C)
             self.n_fallbacks += 1

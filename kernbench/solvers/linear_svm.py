@@ -15,8 +15,11 @@ Two ``bias_mode`` values:
     coordinate descent) with LIBSVM's second-order working-set selection and a maintained
     gradient; the Gram matrix K = ΦΦᵀ is kept (updated by a rank-k term per added block) while m
     is small enough (``gram_max_rows``), otherwise kernel rows are computed from Φ on the fly.
-    Stopping rule: the maximal KKT violation m(α) − M(α) ≤ ``tol`` (LIBSVM's rule), or the step
-    cap ``max_epochs · m``.
+    SMO runs in chunks of 3·m pair updates; after a chunk that did not converge, steps on the face
+    of the free α's (:func:`face_descent`: a Newton step, or a zero-curvature ray where the face
+    is unbounded, until one is not clipped), since pairwise updates stall when the free block of
+    Q = (yyᵀ)∘ΦΦᵀ is singular (more free α's than columns). Stopping rule: the maximal KKT
+    violation m(α) − M(α) ≤ ``tol`` (LIBSVM's rule), or the step cap ``max_epochs · m``.
 
 ``"liblinear"``
     b is a constant feature (value 1) and therefore regularised: ½(||w||² + b²); no equality
@@ -29,11 +32,13 @@ Each :meth:`RestrictedLinearSVM.solve` returns a :class:`SolveInfo` recording wh
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numba
 import numpy as np
+import scipy.linalg
 
 BiasMode = Literal["exact", "liblinear"]
 _TAU = 1e-12  # LIBSVM's guard for non-positive pair curvature
@@ -165,6 +170,162 @@ def smo_solve(use_gram, K, Phi, J, diag, y, alpha, G, C, tol, max_steps):  # pra
         for t in range(m):
             G[t] += y[t] * s * (row_i[t] - row_j[t])  # ∂G = Q(Δα), Δα = s(y_i e_i − y_j e_j)
         steps += 1
+
+
+class FaceStep(NamedTuple):
+    """What one :func:`face_step` did.
+
+    Attributes
+    ----------
+    moved : bool
+        The dual point changed.
+    clipped : bool
+        A variable reached a bound before the line minimum (the step stopped there).
+    ray : bool
+        The face's KKT system was inconsistent and the step followed a zero-curvature ray.
+    """
+
+    moved: bool
+    clipped: bool
+    ray: bool
+
+
+def face_step(A: np.ndarray, y: np.ndarray, u: np.ndarray, grad: np.ndarray, C: float) -> FaceStep:
+    """One step on the face of the free variables, in place on ``u``.
+
+    The dual is min f(u) = ½uᵀQu − 1ᵀu, 0 ≤ u ≤ C, yᵀu = 0, with Q = ZZᵀ, Z = y∘A (row i of A
+    scaled by y_i). On the face of the free variables F (0 < u_F < C, the others fixed) the
+    direction solves the face's KKT system Q_FF d + y_F λ = −∇_F, y_Fᵀd = 0 by least squares:
+    Q_FF = Z_F Z_Fᵀ is singular while |F| exceeds the rank of A's columns + 1. If the system is
+    consistent, d is the Newton step and u moves to the line minimum. If not, the dual is
+    unbounded below on the face along the residual r (Z_Fᵀr = 0, y_Fᵀr = 0, slope −‖r‖²: zero
+    curvature), and u moves along r. Either step is capped where the first variable reaches a
+    bound, which is then set to it exactly. yᵀu is kept.
+
+    Pairwise (SMO) updates make little progress along such flat directions, and so does the
+    least-squares Newton step alone (measured: about 1e-9 of objective per step on CG-Boost's
+    master).
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, J)
+        The columns (any real dtype; only the rows on F are read).
+    y : ndarray of shape (m,)
+        Labels in {−1, +1}.
+    u : ndarray of shape (m,)
+        Feasible dual point, updated in place.
+    grad : ndarray of shape (m,)
+        ∇f(u) = Qu − 1 (read only: the caller refreshes it).
+    C : float
+        Upper bound of the box.
+
+    Returns
+    -------
+    FaceStep
+        Whether u moved, whether the step was clipped at a bound, whether it followed a ray.
+    """
+    F = np.flatnonzero((u > 0.0) & (u < C))
+    k = F.size
+    if k < 2:
+        return FaceStep(False, False, False)
+    yF, gF = y[F], grad[F]
+    Z = yF[:, None] * A[F]
+    M = np.zeros((k + 1, k + 1))
+    M[:k, :k] = Z @ Z.T
+    M[:k, k] = yF
+    M[k, :k] = yF
+    rhs = np.append(-gF, 0.0)
+    # the minimum-norm least-squares solution by a complete orthogonal factorisation (LAPACK
+    # gelsy, QR with column pivoting): the same solution as numpy's SVD-based gelsd, 2-5× faster
+    # at |F| = 30-110; singular values below eps·(k+1)·σ_max count as zero, as in numpy
+    x = scipy.linalg.lstsq(
+        M, rhs, cond=np.finfo(float).eps * (k + 1), lapack_driver="gelsy", check_finite=False
+    )[0]
+    r = (rhs - M @ x)[:k]
+    ray = float(r @ r) > 1e-18 * max(float(gF @ gF), 1e-300)
+    d = r if ray else x[:k]
+    d = d - yF * (yF @ d) / k  # exactly y_Fᵀd = 0 (y_i² = 1)
+    slope = float(gF @ d)
+    if not slope < 0.0:
+        return FaceStep(False, False, ray)
+    v = Z.T @ d
+    curv = float(v @ v)
+    t = -slope / curv if (not ray and curv > 1e-300) else np.inf
+    with np.errstate(divide="ignore", invalid="ignore"):
+        caps = np.where(d > 0, (C - u[F]) / d, np.where(d < 0, -u[F] / d, np.inf))
+    first = int(np.argmin(caps))
+    clipped = caps[first] <= t
+    t = min(t, float(caps[first]))
+    if not (np.isfinite(t) and t > 0.0):
+        return FaceStep(False, False, ray)
+    uF = u[F] + t * d
+    if clipped:
+        uF[first] = 0.0 if d[first] < 0 else C
+    u[F] = np.clip(uF, 0.0, C)
+    return FaceStep(True, bool(clipped), ray)
+
+
+def max_violation(y: np.ndarray, u: np.ndarray, grad: np.ndarray, C: float) -> float:
+    """LIBSVM's maximal violating pair gap m(u) − M(u) = max_{I_up} −y∇ + max_{I_low} y∇."""
+    up = ((y > 0) & (u < C)) | ((y < 0) & (u > 0))
+    low = ((y > 0) & (u > 0)) | ((y < 0) & (u < C))
+    if not (up.any() and low.any()):
+        return 0.0
+    return float((-y * grad)[up].max() + (y * grad)[low].max())
+
+
+def face_descent(
+    A: np.ndarray,
+    y: np.ndarray,
+    u: np.ndarray,
+    grad: np.ndarray,
+    C: float,
+    tol: float,
+    gradient: Callable[[], np.ndarray],
+    *,
+    max_steps: int = 50,
+    max_free: int = 300,
+) -> int:
+    """Face steps (:func:`face_step`) until one is not clipped, in place on ``u`` and ``grad``.
+
+    A step that is not clipped ends at the optimum of the current face (or on a ray to its
+    boundary, see :func:`face_step`); a clipped one fixes one more variable at a bound, so the
+    next face is smaller. After each step ``grad`` is replaced by ``gradient()`` (computed afresh
+    by the caller from its columns, so no drift accumulates). Stops early when the maximal
+    violating pair gap is ≤ ``tol``, when a step does not move, after ``max_steps`` steps, or
+    before a step while more than ``max_free`` variables are free: the step solves a dense
+    (|F|+1)² least-squares system, which is left to the pair updates when F is large.
+
+    Parameters
+    ----------
+    A, y, u, grad, C
+        As for :func:`face_step`.
+    tol : float
+        Stopping tolerance on the maximal violating pair gap.
+    gradient : callable
+        ``gradient() -> ndarray of shape (m,)``: ∇f at the current ``u``.
+    max_steps : int
+        Face steps at most.
+    max_free : int
+        No face step while more variables than this are free.
+
+    Returns
+    -------
+    int
+        Face steps taken.
+    """
+    taken = 0
+    for _ in range(max_steps):
+        if np.count_nonzero((u > 0.0) & (u < C)) > max_free:
+            break
+        step = face_step(A, y, u, grad, C)
+        if not step.moved:
+            break
+        taken += 1
+        grad[:] = gradient()
+        if not step.clipped or max_violation(y, u, grad, C) <= tol:
+            break
+    return taken
 
 
 # reassoc lets LLVM vectorise the dot-product reduction (results differ from the sequential sum only
@@ -317,6 +478,11 @@ class RestrictedLinearSVM:
     w : ndarray of shape (J,)
         Column weights, w = Φᵀ(y∘α) (KKT (7)).
     b : float
+    n_face_steps : int
+        ``exact`` mode: steps on the face of the free α's taken over all solves.
+    max_face_steps, max_free : int
+        ``exact`` mode: face steps after one SMO chunk at most (50), and no face step while more
+        than ``max_free`` α's are free (300; see :func:`face_descent`).
     """
 
     def __init__(
@@ -357,6 +523,9 @@ class RestrictedLinearSVM:
         self._w = np.zeros(1)  # J entries + the liblinear bias slot
         self._calls = 0
         self.b = 0.0
+        self.n_face_steps = 0
+        self.max_face_steps = 50
+        self.max_free = 300
 
     # --- state -------------------------------------------------------------------------------
     @property
@@ -442,9 +611,13 @@ class RestrictedLinearSVM:
         return float(alpha.sum()) - 0.5 * q
 
     # --- solve ---------------------------------------------------------------------------------
+    def _gradient(self) -> np.ndarray:
+        """∇f(α) = Qα − 1 computed afresh from the columns."""
+        return self.y * self._matvec(self._rmatvec(self.y * self.alpha)) - 1.0
+
     def _smo(self, G: np.ndarray, tol: float, max_steps: int) -> tuple[int, float, bool]:
-        """SMO in chunks of ``3·m`` pair updates; after a chunk that did not converge, one
-        Newton step on the free α's (below). Returns (steps, violation, converged)."""
+        """SMO in chunks of ``3·m`` pair updates; after a chunk that did not converge, steps on
+        the face of the free α's (:func:`face_descent`). Returns (steps, violation, converged)."""
         m = self.y.shape[0]
         chunk = 3 * m
         steps = 0
@@ -465,44 +638,17 @@ class RestrictedLinearSVM:
             steps += int(n)
             if ok or steps >= max_steps:
                 return steps, viol, ok
-            if self._free_set_newton_step(G):
-                G[:] = self.y * self._matvec(self._rmatvec(self.y * self.alpha)) - 1.0
-
-    def _free_set_newton_step(self, G: np.ndarray) -> bool:
-        """Minimise the dual along the Newton direction of the free α's, clipped to the box.
-
-        Pairwise updates stall when the free block of Q = (yyᵀ)∘ΦΦᵀ is singular (more free α's
-        than columns). The direction d solves the KKT system of the equality-constrained QP on the
-        free set F, Q_FF d + y_F λ = −G_F, y_Fᵀd = 0 (least squares: Q_FF may be singular); α
-        moves by t·d with t the exact line minimum, capped where the first α reaches a bound.
-        Returns whether α changed. yᵀα is kept (y_Fᵀd = 0 is enforced by projection).
-        """
-        y, a, C = self.y, self.alpha, self.C
-        F = np.flatnonzero((a > 0.0) & (a < C))
-        if F.size < 2:
-            return False
-        Z = y[F, None] * self._Phi[F, : self._J]  # rows of y∘Φ on F: Q_FF = Z Zᵀ
-        k = F.size
-        A = np.zeros((k + 1, k + 1))
-        A[:k, :k] = Z @ Z.T
-        A[:k, k] = y[F]
-        A[k, :k] = y[F]
-        rhs = np.append(-G[F], 0.0)
-        d = np.linalg.lstsq(A, rhs, rcond=None)[0][:k]
-        d -= y[F] * (y[F] @ d) / k  # exactly y_Fᵀd = 0 (y_i² = 1)
-        slope = float(G[F] @ d)
-        if not slope < 0.0:
-            return False
-        v = Z.T @ d
-        curv = float(v @ v)
-        t = -slope / curv if curv > 1e-300 else np.inf
-        with np.errstate(divide="ignore"):
-            caps = np.where(d > 0, (C - a[F]) / d, np.where(d < 0, -a[F] / d, np.inf))
-        t = min(t, float(caps.min()))
-        if not (np.isfinite(t) and t > 0.0):
-            return False
-        a[F] = np.clip(a[F] + t * d, 0.0, C)
-        return True
+            self.n_face_steps += face_descent(
+                self._Phi[:, : self._J],
+                self.y,
+                self.alpha,
+                G,
+                self.C,
+                tol,
+                self._gradient,
+                max_steps=self.max_face_steps,
+                max_free=self.max_free,
+            )
 
     def solve(self, tol: float | None = None, max_epochs: int | None = None) -> SolveInfo:
         """Re-solve from the current α (warm start). Returns the :class:`SolveInfo`."""
@@ -510,8 +656,7 @@ class RestrictedLinearSVM:
         max_epochs = self.max_epochs if max_epochs is None else int(max_epochs)
         m = self.y.shape[0]
         if self.bias_mode == "exact":
-            w = self._rmatvec(self.y * self.alpha)
-            G = self.y * self._matvec(w) - 1.0
+            G = self._gradient()
             steps, viol, ok = self._smo(G, tol, max_epochs * m)
             self._w = np.append(self._rmatvec(self.y * self.alpha), 0.0)
             G = self.y * self._matvec(self._w[: self._J]) - 1.0  # fresh gradient (no drift)

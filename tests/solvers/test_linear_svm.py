@@ -7,7 +7,14 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from kernbench.solvers.linear_svm import RestrictedLinearSVM, feasible_alpha, libsvm_rho
+from kernbench.solvers import linear_svm
+from kernbench.solvers.linear_svm import (
+    RestrictedLinearSVM,
+    face_descent,
+    face_step,
+    feasible_alpha,
+    libsvm_rho,
+)
 
 
 def _problem(seed: int = 0, m: int = 70, J: int = 6):
@@ -208,50 +215,132 @@ def test_a_real_valued_column_turns_the_buffer_into_float64():
     np.testing.assert_allclose(svm.w, w_ref, atol=1e-4)
 
 
-def test_free_set_newton_step_descends_and_keeps_the_constraints():
-    """More free α's than columns (a singular free block): the step lowers f(α) = ½αᵀQα − 1ᵀα,
-    keeps yᵀα and the box."""
-    H, y = _sign_problem(seed=19, m=90, J=5)
-    C = 10.0
-    svm = RestrictedLinearSVM(y, C, tol=1e-10, max_epochs=10**5)
-    svm.add_columns(H)
-    rng = np.random.default_rng(0)
-    svm.alpha = feasible_alpha(rng.uniform(0.5, C - 0.5, size=y.size), y)
-    Z = y[:, None] * H
+def _dual(A, y):
+    """f(α) = ½αᵀQα − 1ᵀα and ∇f with Q = ZZᵀ, Z = y∘A."""
+    Z = y[:, None] * A
 
     def f(a):
         v = Z.T @ a
         return 0.5 * float(v @ v) - float(a.sum())
 
-    taken, start = 0, f(svm.alpha)
-    for _ in range(20):
-        before = svm.alpha.copy()
-        G = y * (H @ (H.T @ (y * before))) - 1.0
-        if svm._free_set_newton_step(G):
-            taken += 1
-            assert f(svm.alpha) <= f(before) + 1e-12 * abs(f(before))
-            assert float(y @ svm.alpha) == pytest.approx(float(y @ before), abs=1e-9)
-            assert svm.alpha.min() >= 0.0 and svm.alpha.max() <= C
-    assert taken >= 1 and f(svm.alpha) < start - 1e-3 * abs(start)
+    def grad(a):
+        return Z @ (Z.T @ a) - 1.0
+
+    return f, grad
 
 
-def test_smo_with_newton_steps_matches_cvxpy_where_pairwise_updates_stall(monkeypatch):
-    H, y = _sign_problem(seed=24, m=150, J=15)
+@pytest.mark.parametrize("seed", range(6))
+def test_face_step_never_raises_the_dual_and_keeps_the_constraints(seed):
+    """Random duals with more free α's than columns (singular free block: the ray branch) and
+    fewer (the Newton branch); both branches are taken over the seeds' steps."""
+    rng = np.random.default_rng(seed)
+    m, J = (40, 4) if seed % 2 else (12, 20)
+    A = rng.normal(size=(m, J))
+    y = np.where(rng.random(m) < 0.5, 1.0, -1.0)
+    C = 2.0
+    f, grad = _dual(A, y)
+    a = feasible_alpha(rng.uniform(0.0, C, size=m), y)
+    a[:3] = [0.0, C, 0.0]  # some at the bounds: not on the face
+    a = feasible_alpha(a, y)
+    branches = set()
+    for _ in range(30):
+        before = a.copy()
+        step = face_step(A, y, a, grad(a), C)
+        if not step.moved:
+            np.testing.assert_array_equal(a, before)
+            break
+        branches.add(step.ray)
+        assert f(a) <= f(before) + 1e-12 * abs(f(before))
+        assert float(y @ a) == pytest.approx(float(y @ before), abs=1e-10)
+        assert a.min() >= 0.0 and a.max() <= C
+        fixed = (before <= 0.0) | (before >= C)
+        np.testing.assert_array_equal(a[fixed], before[fixed])  # only the face moves
+    assert branches == ({True} if seed % 2 else {False})
+
+
+def test_face_step_follows_a_zero_curvature_ray_to_a_bound():
+    """One column, twelve free α's: the face's KKT system is inconsistent, the dual is unbounded
+    below on the face, and the step moves along a direction d with Zᵀd = 0, yᵀd = 0 until one α
+    reaches a bound (set exactly)."""
+    rng = np.random.default_rng(1)
+    m = 12
+    A = np.sign(rng.normal(size=(m, 1)))
+    y = np.tile([1.0, -1.0], m // 2)
     C = 10.0
-    calls = []
-    step = RestrictedLinearSVM._free_set_newton_step
+    f, grad = _dual(A, y)
+    a = feasible_alpha(rng.uniform(1.0, 9.0, size=m), y)
+    before = a.copy()
+    step = face_step(A, y, a, grad(before), C)
+    assert step.moved and step.ray and step.clipped
+    d = a - before
+    Z = y[:, None] * A
+    np.testing.assert_allclose(Z.T @ d, 0.0, atol=1e-12)  # zero curvature
+    assert float(y @ d) == pytest.approx(0.0, abs=1e-12)
+    slope = float(grad(before) @ d)
+    assert slope < 0.0
+    assert f(a) == pytest.approx(f(before) + slope, rel=1e-12)  # f is linear along d
+    assert np.count_nonzero((a == 0.0) | (a == C)) == 1  # stopped at the first bound
 
-    def counted(self, G):
-        calls.append(step(self, G))
-        return calls[-1]
 
-    monkeypatch.setattr(RestrictedLinearSVM, "_free_set_newton_step", counted)
-    svm = RestrictedLinearSVM(y, C, tol=1e-9, max_epochs=10**5)
+def test_face_step_newton_branch_lands_on_the_face_optimum():
+    """Fewer free α's than independent columns: the face's KKT system is regular, and from near
+    its solution (closed form, interior) one step reaches it, unclipped."""
+    rng = np.random.default_rng(2)
+    m = 8
+    A = np.eye(m, m + 2) + 0.1 * rng.normal(size=(m, m + 2))
+    y = np.tile([1.0, -1.0], m // 2)
+    Q = (y[:, None] * A) @ (y[:, None] * A).T
+    K = np.block([[Q, y[:, None]], [y[None, :], np.zeros((1, 1))]])
+    optimum = np.linalg.solve(K, np.append(np.ones(m), 0.0))[:m]
+    C = 2.0 * optimum.max()
+    assert optimum.min() > 0.0  # interior: the face of all α's
+    _, grad = _dual(A, y)
+    a = optimum + 0.1 * optimum.min() * rng.uniform(-1.0, 1.0, size=m)
+    a -= y * float(y @ a) / m
+    step = face_step(A, y, a, grad(a), C)
+    assert step == (True, False, False)
+    np.testing.assert_allclose(a, optimum, rtol=1e-10)
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("gram_max_rows", [10_000, 0])
+def test_smo_with_face_steps_matches_cvxpy_where_pairwise_updates_stall(
+    monkeypatch, C, gram_max_rows
+):
+    """Stump-like columns added one by one, as CGENS does; at C = 10 the pairwise updates stall
+    (more free α's than columns) and face steps, rays among them, finish the solves."""
+    H, y = _sign_problem(seed=24, m=150, J=15)
+    steps = []
+
+    def recorded(*args):
+        steps.append(face_step(*args))
+        return steps[-1]
+
+    monkeypatch.setattr(linear_svm, "face_step", recorded)
+    svm = RestrictedLinearSVM(y, C, tol=1e-9, max_epochs=10**5, gram_max_rows=gram_max_rows)
     for j in range(H.shape[1]):
         svm.add_columns(H[:, j])
         info = svm.solve()
-    assert any(calls)  # the Newton step was needed and taken
+        assert info.stop_rule == "tol"
+    assert svm.n_face_steps == sum(s.moved for s in steps)
+    if C == 10.0:  # the stalling case: face steps were needed and taken, along rays too
+        assert svm.n_face_steps > 0 and any(s.moved and s.ray for s in steps)
     ref, w_ref, b_ref = _cvxpy_svm(H, y, C, bias_regularised=False)
-    assert info.stop_rule == "tol"
     assert abs(info.primal - ref) / ref < 1e-6
     np.testing.assert_allclose(svm.w, w_ref, atol=1e-4)
+
+
+def test_face_descent_respects_the_cap_on_free_variables():
+    """With more free α's than ``max_free`` no face step is taken and α is unchanged."""
+    H, y = _sign_problem(seed=24, m=150, J=15)
+    C = 10.0
+    f, grad = _dual(H, y)
+    a = feasible_alpha(np.full(y.size, C / 2.0), y)
+    g = grad(a)
+    free = int(np.count_nonzero((a > 0) & (a < C)))
+    kept = a.copy()
+    assert face_descent(H, y, a, g, C, 1e-9, lambda: grad(a), max_free=free - 1) == 0
+    np.testing.assert_array_equal(a, kept)
+    taken = face_descent(H, y, a, g, C, 1e-9, lambda: grad(a), max_free=free)
+    assert taken >= 1 and f(a) < f(kept)
+    np.testing.assert_allclose(g, grad(a))  # the gradient follows α
