@@ -15,8 +15,8 @@ Everything here reads stores written by ``kernbench run`` (nothing is refitted):
 * ``equivalence_table``: ExRM_C(λ) beside PSVM(λ/C), at the paper's stopping rule and at the
   optimum, with the objective gap of the paper's rule (``experiments/exrm_equivalence.yaml``).
 
-    python -m kernbench.report.figures_exrm table3 results/exrm_table3
-    python -m kernbench.report.figures_exrm equivalence results/exrm_equivalence
+    python -m kernbench.report exrm table3 results/exrm_table3
+    python -m kernbench.report exrm equivalence results/exrm_equivalence
     kernbench plot results/exrm_fig1_lambda --kind exrm_fig1
 """
 
@@ -34,6 +34,7 @@ from matplotlib.figure import Figure
 
 from kernbench.report.collect import Experiment, as_experiment, load_experiment
 from kernbench.report.plot_kinds import plot_kind
+from kernbench.report.render import rows_markdown
 
 
 # ----------------------------------------------------------------------------- store helpers
@@ -342,24 +343,6 @@ def _equivalence_labels(p: int, C: int) -> dict[str, str]:
     }
 
 
-def markdown(rows: list[dict[str, Any]]) -> str:
-    """A markdown table of tidy rows (floats below 0.01 in scientific notation)."""
-    if not rows:
-        return "(no rows)"
-    keys = list(rows[0])
-
-    def fmt(v: Any) -> str:
-        if v is None or (isinstance(v, float) and np.isnan(v)):
-            return "–"
-        if isinstance(v, float):
-            return f"{v:.2e}" if 0 < abs(v) < 0.01 else f"{v:.4g}"
-        return str(v)
-
-    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-    lines += ["| " + " | ".join(fmt(r[k]) for k in keys) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=["table3", "equivalence"])
@@ -370,11 +353,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         rows = average_table(args.results_dir)
     else:
         rows = equivalence_table(args.results_dir)
-    text = markdown(rows)
+    text = rows_markdown(rows)
     print(text)
     if args.out:
         Path(args.out).write_text(text + "\n")
-
-
-if __name__ == "__main__":
-    main()

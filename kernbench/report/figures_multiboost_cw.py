@@ -7,13 +7,13 @@ error as mean ± std (as the paper's legends do). Curves come from the per-itera
 runner stores (:func:`kernbench.report.figures_multiclass.fig3_series`), so a method that stopped
 early keeps its last value.
 
-Fig. 6 (``python -m kernbench.report.figures_multiboost_cw fig6``): the objective of (2) against
+Fig. 6 (``python -m kernbench.report multiboost_cw fig6``): the objective of (2) against
 the iteration and against the cumulative solver time, one line per solver (FCD with τ_max ∈ {1, 2,
 5, ∞}, L-BFGS-B), from ``benchmarks/bench_fcd.py``'s replay CSV.
 
 The convergence claim is measured by :func:`iterations_to_train_error`: the first iteration at
-which a method's training error reaches a threshold; ``python -m
-kernbench.report.figures_multiboost_cw convergence`` prints it for 10 %, 5 % and 0 % together
+which a method's training error reaches a threshold; ``python -m kernbench.report
+multiboost_cw convergence`` prints it as markdown for 10 %, 5 % and 0 % together
 with the final test error (mean ± std) and training time of every cell group.
 """
 
@@ -33,6 +33,7 @@ from matplotlib.figure import Figure
 from kernbench.report.collect import Experiment, as_experiment
 from kernbench.report.figures_multiclass import fig3_series
 from kernbench.report.plot_kinds import plot_kind
+from kernbench.report.render import rows_markdown
 
 #: iterations the curves are drawn at (the paper's figures run to 500)
 ITERATIONS: tuple[int, ...] = (1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200, 250, 300,
@@ -180,7 +181,7 @@ def convergence_table(
 
 
 def summary_rows(source: Experiment | str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Rows (dataset, method, n, final test error % mean and std, training time s mean)."""
+    """Rows (dataset, method, n, final test error % mean and sample std, training time s mean)."""
     exp = as_experiment(source)
     out = []
     for (d, m), rows in exp.rows.items():
@@ -195,7 +196,9 @@ def summary_rows(source: Experiment | str | os.PathLike[str]) -> list[dict[str, 
                 "method": m,
                 "n": len(done),
                 "test_error_pct": round(float(err.mean()), 2),
-                "test_error_std": round(float(err.std()), 2),
+                "test_error_std": round(
+                    float(err.std(ddof=1)) if err.size > 1 else 0.0, 2
+                ),  # as the table
                 "fit_time_s": round(float(np.mean(fit)), 2),
             }
         )
@@ -207,7 +210,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("figure", choices=["fig6", "convergence"])
     ap.add_argument("--csv", default="benchmarks/results/bench_fcd_fig6.csv")
     ap.add_argument("--results", default="results/multiboost_cw", help="convergence: the store")
-    ap.add_argument("--out", default=None, help="fig6: PNG path (default results/...)")
+    ap.add_argument(
+        "--out", default=None, help="fig6: PNG path; convergence: also write the markdown here"
+    )
     args = ap.parse_args(argv)
     if args.figure == "fig6":
         out = Path(args.out or "results/multiboost_cw_fig6.png")
@@ -217,11 +222,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         fig.savefig(out, dpi=120)
         print(out)
         return
-    for row in convergence_table(args.results):
-        print(row)
-    for row in summary_rows(args.results):
-        print(row)
-
-
-if __name__ == "__main__":
-    main()
+    text = (
+        "Iterations to reach a training error (realisation 0; – : not reached)\n\n"
+        + rows_markdown(convergence_table(args.results))
+        + "\n\nFinal test error and fit time (mean over the finished realisations)\n\n"
+        + rows_markdown(summary_rows(args.results))
+    )
+    print(text)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text + "\n")

@@ -10,8 +10,9 @@ before an ``ours`` sub-column under each method; in CSV as ``published_mean``/``
 from __future__ import annotations
 
 import io
-from typing import Literal
+from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from kernbench.records import VALUES
@@ -275,3 +276,21 @@ def render_table(table: Table, fmt: Format = "md") -> str:
     if fmt not in renderers:
         raise ValueError(f"unknown table format {fmt!r}; expected one of {list(renderers)}")
     return renderers[fmt](table)
+
+
+def rows_markdown(rows: list[dict[str, Any]]) -> str:
+    """A markdown table of tidy rows (floats below 0.01 in scientific notation)."""
+    if not rows:
+        return "(no rows)"
+    keys = list(rows[0])
+
+    def fmt(v: Any) -> str:
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            return DASH
+        if isinstance(v, float):
+            return f"{v:.2e}" if 0 < abs(v) < 0.01 else f"{v:.4g}"
+        return str(v)
+
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    lines += ["| " + " | ".join(fmt(r[k]) for k in keys) + " |" for r in rows]
+    return "\n".join(lines)

@@ -10,6 +10,7 @@ import pytest
 from kernbench.report import PLOT_KINDS
 from kernbench.report import figures_exrm as fx
 from kernbench.report.collect import Experiment
+from kernbench.report.render import rows_markdown
 
 
 def _exp(rows, methods, datasets=("sonar",), spec_datasets=None) -> Experiment:
@@ -138,4 +139,4 @@ def test_average_rows_and_plot_kind():
     assert out["L2-ExRM5"]["difference"] == pytest.approx(21.0 - 24.8)
     assert out["DRM5"]["published"] is None
     assert "exrm_fig1" in PLOT_KINDS
-    assert "| method |" in fx.markdown(list(out.values()))
+    assert "| method |" in rows_markdown(list(out.values()))
