@@ -9,12 +9,13 @@ C): wall time of the fit, total SMO pair updates along the path, restricted solv
 the step cap, and the final restricted objective; the per-C ratio is old / new median wall time.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_cgens_liver_stall.py --old /work/main --new . \
-        [--rounds 2] [--out benchmarks/results/bench_cgens_liver_stall.csv]
+        [--rounds 2] [--label 'main vs branch'] [--append] [--out ...csv]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import statistics
@@ -81,6 +82,10 @@ def main() -> None:
         type=Path,
         default=Path(__file__).parent / "results" / "bench_cgens_liver_stall.csv",
     )
+    ap.add_argument("--label", default="old vs new", help="what is compared (first CSV column)")
+    ap.add_argument(
+        "--append", action="store_true", help="keep the rows of earlier runs already in --out"
+    )
     ap.add_argument("--worker", type=float, help=argparse.SUPPRESS)  # internal: one fit at this C
     args = ap.parse_args()
     if args.worker is not None:
@@ -102,6 +107,7 @@ def main() -> None:
                 )
                 rec = json.loads(out.stdout.strip().splitlines()[-1])
                 row = {
+                    "comparison": args.label,
                     "round": r,
                     "tree": label,
                     "C": C,
@@ -125,6 +131,9 @@ def main() -> None:
             f"C={C:<4} median wall old {med['old']:.2f} s, new {med['new']:.2f} s: "
             f"old/new = {med['old'] / med['new']:.2f}"
         )
+    if args.append and args.out.exists():
+        with args.out.open(newline="") as fh:
+            rows = list(csv.DictReader(fh)) + rows
     write_csv(args.out, rows)
 
 
