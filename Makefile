@@ -152,8 +152,8 @@ reproduce-multiboost-cw: $(STAMP) ## Lin et al. (ACCV 2012) Figs 1, 2 and 6 (REA
 	$(KB) table results/multiboost_cw --out results/multiboost_cw.md
 	$(KB) plot results/multiboost_cw --kind multiboost_cw --out results/figures
 	$(PYTHON) -m kernbench.report multiboost_cw convergence --results results/multiboost_cw --out results/multiboost_cw_convergence.md
-	OMP_NUM_THREADS=1 $(PYTHON) benchmarks/bench_fcd.py --repeats 1
-	$(PYTHON) -m kernbench.report multiboost_cw fig6 --out results/figures/multiboost_cw_fig6.png
+	OMP_NUM_THREADS=1 $(PYTHON) benchmarks/bench_fcd.py --repeats 1 --out-dir results
+	$(PYTHON) -m kernbench.report multiboost_cw fig6 --csv results/bench_fcd_fig6.csv --out results/figures/multiboost_cw_fig6.png
 
 docs: $(STAMP) ## build the documentation site into site/ (warnings are errors, as in `make test`)
 	$(PYTHON) -m mkdocs build --strict
