@@ -94,7 +94,7 @@ reproduce-cgens: $(STAMP) ## Shen & Liu Tables I-IV and Figs 1, 2, 3, 5 (REALISA
 	$(KB) plot results/cgens_fig1 --kind boundary_trace --out results/figures
 	$(KB) run experiments/cgens_fig2.yaml --jobs 1
 	$(KB) plot results/cgens_fig2 --kind time --out results/figures
-	$(PYTHON) benchmarks/bench_cgens_vs_lpboost.py --repeats 1
+	$(PYTHON) benchmarks/bench_cgens_vs_lpboost.py --repeats 1 --out results/bench_cgens_vs_lpboost.csv
 
 reproduce-exrm: $(STAMP) ## Guo, Wang & Ling Tables 1-3, Fig. 1 and the equivalence experiment (REALISATIONS=N to cap)
 	$(KB) run experiments/exrm_table1.yaml --jobs $(JOBS) $(RFLAG)
@@ -121,7 +121,7 @@ reproduce-cgboost: $(STAMP) ## Bi, Zhang & Bennett Tables 2-5, Figs 1-4 and the 
 	$(KB) plot results/cgboost_table3_4 --kind cgboost_fig2 --out results/figures
 	$(KB) plot results/cgboost_table3_4 --kind cgboost_fig3 --out results/figures
 	$(MAKE) reproduce-cgboost-figs
-	$(PYTHON) benchmarks/bench_cgboost.py
+	$(PYTHON) benchmarks/bench_cgboost.py --out results/bench_cgboost.csv
 
 # The parts of reproduce-cgboost that run in minutes here: the 1-norm rows of Tables 2-4 (their
 # 2-norm rows need every kernel column), Fig. 1, Fig. 4 and Table 5.
