@@ -111,6 +111,9 @@ class LPBoost(ColumnGenerationClassifier):
     _binary_only = True
     _include_constant = True  # bias-free model: the constant stump acts as the bias
     _absolute_pricing = False  # criterion (6)
+    # the ν-LP master class (HiGHS path): the primal grown by columns, or IncrementalNuLPCutMaster
+    # (the dual grown by cuts, dual simplex); both return the same NuLPResult
+    _nu_master_class: type = IncrementalNuLPMaster
     _exclude_selected = False  # restricted-dual feasibility keeps selected columns at score ≤ 1
 
     def __init__(
@@ -148,7 +151,7 @@ class LPBoost(ColumnGenerationClassifier):
             self._dual = np.full(m, 1.0 / m)  # u₀ = 1/m (Demiriz et al.)
             self._beta = -np.inf  # the empty ν-LP is infeasible: the first pick is always added
             self._rho = float("nan")
-            self._master = IncrementalNuLPMaster(y, self._D) if self.solver == "highs" else None
+            self._master = self._nu_master_class(y, self._D) if self.solver == "highs" else None
         else:
             self.C_ = float(self.C)
             self._dual = np.full(m, self.C_)  # the empty restricted dual's solution
