@@ -479,9 +479,10 @@ class IncrementalNuLPCutMaster(_IncrementalHighs):
         Per-solve HiGHS time limit in seconds.
     sparse_columns : bool, default=True
         Store the cut of a ±1 column shifted by its majority value (see Notes).
-    pricing : {"dantzig", "devex", "highs"}, default="dantzig"
-        Dual simplex edge weights (``simplex_dual_edge_weight_strategy`` 0 / 1 / HiGHS's choice);
-        Dantzig was the fastest on german's restricted LPs (docs/performance.md section 8).
+    pricing : {"devex", "dantzig", "highs"}, default="devex"
+        Dual simplex edge weights (``simplex_dual_edge_weight_strategy`` 1 / 0 / HiGHS's choice,
+        which is dual steepest edge here); Devex was the fastest in 7 of 8 LPBoost fits
+        (docs/performance.md section 8).
 
     Notes
     -----
@@ -506,7 +507,7 @@ class IncrementalNuLPCutMaster(_IncrementalHighs):
         D: float,
         time_limit: float | None = None,
         sparse_columns: bool = True,
-        pricing: str = "dantzig",
+        pricing: str = "devex",
     ) -> None:
         super().__init__(y, time_limit)
         self._h.setOptionValue("simplex_strategy", 1)  # dual simplex: a new cut keeps dual feas.

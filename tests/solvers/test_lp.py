@@ -85,7 +85,7 @@ def _nu_columns(seed=2):
 NU_MASTERS = {
     "primal": IncrementalNuLPMaster,
     "cut": IncrementalNuLPCutMaster,
-    "cut-devex": lambda y, D, **kw: IncrementalNuLPCutMaster(y, D, pricing="devex", **kw),
+    "cut-dantzig": lambda y, D, **kw: IncrementalNuLPCutMaster(y, D, pricing="dantzig", **kw),
     "cut-highs": lambda y, D, **kw: IncrementalNuLPCutMaster(y, D, pricing="highs", **kw),
 }
 
