@@ -21,7 +21,8 @@ A ν-form optimum (a*, ξ*, ρ*; u*, β*) with β* > 0 gives w = a*/ρ*, ξ*/ρ*
   new variable enters at 0). The fast path.
 * :class:`IncrementalNuLPCutMaster` holds the ν-form's dual instead: each new weak learner is one
   ``addRow`` (a cut Σ_i u_i y_i H_ij ≤ β), re-solved by dual simplex from the kept basis; same
-  :class:`NuLPResult`. Not LPBoost's default (1.1-1.4× per fit, docs/performance.md section 8).
+  :class:`NuLPResult`. Not LPBoost's default (≈ 1.5× per fit, at the bar for it;
+  docs/performance.md section 8).
 
 The C-form returns an :class:`LPResult`, the ν-form a :class:`NuLPResult`; both carry the primal
 solution, the dual solution and both objective values.
