@@ -482,7 +482,7 @@ class IncrementalNuLPCutMaster(_IncrementalHighs):
         Store the cut of a ±1 column shifted by its majority value (see Notes).
     pricing : {"devex", "dantzig", "highs"}, default="devex"
         Dual simplex edge weights (``simplex_dual_edge_weight_strategy`` 1 / 0 / HiGHS's choice,
-        which is dual steepest edge here); Devex was the fastest in 7 of 8 LPBoost fits
+        starting with dual steepest edge); Devex was the fastest in 7 of 8 LPBoost fits
         (docs/performance.md section 8).
 
     Notes
