@@ -10,6 +10,7 @@ from scipy.optimize import linprog
 from kernbench.methods.lpboost import LPBoost
 from kernbench.solvers.lp import (
     IncrementalNuLPCutMaster,
+    IncrementalNuLPMaster,
     solve_lpboost_cvxpy,
     solve_lpboost_nu_cvxpy,
 )
@@ -129,18 +130,20 @@ def test_converged_nu_lpboost_equals_linprog_on_the_full_stump_matrix(solver, nu
     )
 
 
-class _CutLPBoost(LPBoost):
-    """LPBoost with the ν-master held as the dual grown by cuts (dual simplex)."""
+class _PrimalLPBoost(LPBoost):
+    """LPBoost with the ν-master held as the primal grown by columns (primal simplex)."""
 
-    _nu_master_class = IncrementalNuLPCutMaster
+    _nu_master_class = IncrementalNuLPMaster
 
 
+@pytest.mark.parametrize("cls", [LPBoost, _PrimalLPBoost], ids=["cut (default)", "primal"])
 @pytest.mark.parametrize("nu", [0.05, 0.3, 1.0])
-def test_cut_master_lpboost_converges_to_the_full_nu_lp(nu):
-    """With the cut master: the converged objective is the full ν-LP's (linprog), the path keeps
+def test_both_nu_masters_converge_to_the_full_nu_lp(cls, nu):
+    """With either master: the converged objective is the full ν-LP's (linprog), the path keeps
     strong duality, and the returned (a, u, ρ) satisfy the optimality conditions."""
+    assert LPBoost._nu_master_class is IncrementalNuLPCutMaster
     X, y = _toy(seed=3, m=80)
-    est = _CutLPBoost(nu=nu, max_iter=1000).fit(X, y)
+    est = cls(nu=nu, max_iter=1000).fit(X, y)
     ys = _pm1(est, y)
     assert est.stop_reason_ == "converged"
     assert est.trace_["objective"][-1] == pytest.approx(_linprog_nu_full(X, ys, nu), rel=1e-7)
