@@ -19,6 +19,10 @@ A ν-form optimum (a*, ξ*, ρ*; u*, β*) with β* > 0 gives w = a*/ρ*, ξ*/ρ*
   weak learner is one ``addCol`` (a new primal variable = a new dual constraint), and the next
   ``run`` restarts the primal simplex from the previous optimal basis (still primal feasible: the
   new variable enters at 0). The fast path.
+* :class:`IncrementalNuLPCutMaster` holds the ν-form's dual instead: each new weak learner is one
+  ``addRow`` (a cut Σ_i u_i y_i H_ij ≤ β), re-solved by dual simplex from the kept basis; same
+  :class:`NuLPResult`. Not LPBoost's default (≈ 1.5× per fit, at the bar for it;
+  docs/performance.md section 8).
 
 The C-form returns an :class:`LPResult`, the ν-form a :class:`NuLPResult`; both carry the primal
 solution, the dual solution and both objective values.
@@ -450,6 +454,112 @@ class IncrementalNuLPMaster(_IncrementalHighs):
         a = np.maximum(col[self._a_start :], 0.0)
         u = np.clip(row_dual[:m], 0.0, self.D)
         beta = -float(row_dual[self._sum_row])
+        return NuLPResult(
+            a=a,
+            xi=xi,
+            rho=rho,
+            u=u,
+            beta=beta,
+            primal=rho - self.D * float(xi.sum()),
+            dual=beta,
+            status="optimal",
+            n_iter=self._simplex_iterations(),
+        )
+
+
+class IncrementalNuLPCutMaster(_IncrementalHighs):
+    """The ν-form LPBoost *dual* held in one HiGHS model and grown cut by cut (dual simplex).
+
+    Parameters
+    ----------
+    y : ndarray of shape (m,)
+        Labels in {−1, +1}.
+    D : float
+        Slack penalty 1/(ν·m) (the LP is bounded for D·m ≥ 1).
+    time_limit : float, optional
+        Per-solve HiGHS time limit in seconds.
+    sparse_columns : bool, default=True
+        Store the cut of a ±1 column shifted by its majority value (see Notes).
+    pricing : {"devex", "dantzig", "highs"}, default="devex"
+        Dual simplex edge weights (``simplex_dual_edge_weight_strategy`` 1 / 0 / HiGHS's choice,
+        starting with dual steepest edge); Devex was the fastest in 7 of 8 LPBoost fits
+        (docs/performance.md section 8).
+
+    Notes
+    -----
+    Same LP and same :class:`NuLPResult` as :class:`IncrementalNuLPMaster`, from the other side.
+    HiGHS minimises β over u_1..u_m (cost 0, 0 ≤ u_i ≤ D) and β (cost 1, free), with the row
+    1ᵀu = 1 and one row Σ_i u_i y_i H_ij − β ≤ 0 per ``add_column`` (a cut). A new cut leaves the
+    kept basis dual feasible (its slack enters the basis), so dual simplex restarts from it; the
+    basis has J + 1 (+1) rows instead of m + 1 (+1). Duals in HiGHS's convention (reduced cost =
+    c − Aᵀ·row_dual): a_j = −row_dual of cut j (≥ 0, Σ_j a_j = 1 from β's reduced cost), ρ = the
+    dual of 1ᵀu = 1, and u_i's reduced cost is y_i Σ_j H_ij a_j − ρ, so ξ_i = max(0, −reduced
+    cost of u_i).
+
+    ``sparse_columns``: a free variable s = Σ_i y_i u_i (row s − Σ_i y_i u_i = 0) lets the cut of a
+    ±1 column be stored as Σ_i y_i (h_i − c) u_i + c·s − β ≤ 0, c its majority value: only the
+    minority entries remain. Degenerate restricted LPs have many optimal (u, a); this master can
+    return other ones than :class:`IncrementalNuLPMaster` (the optima agree).
+    """
+
+    def __init__(
+        self,
+        y: np.ndarray,
+        D: float,
+        time_limit: float | None = None,
+        sparse_columns: bool = True,
+        pricing: str = "devex",
+    ) -> None:
+        super().__init__(y, time_limit)
+        self._h.setOptionValue("simplex_strategy", 1)  # dual simplex: a new cut keeps dual feas.
+        edge_weights = {"dantzig": 0, "devex": 1, "highs": -1}
+        if pricing not in edge_weights:
+            raise ValueError(f"pricing must be one of {sorted(edge_weights)}, got {pricing!r}")
+        self._h.setOptionValue("simplex_dual_edge_weight_strategy", edge_weights[pricing])
+        self.D = float(D)
+        self.sparse_columns = bool(sparse_columns)
+        m, inf = self._m, self._inf
+        idx = np.arange(m, dtype=np.int32)
+        h = self._h
+        h.addCols(m, np.zeros(m), np.zeros(m), np.full(m, self.D), 0, [], [], [])  # u
+        h.addCol(1.0, -inf, inf, 0, [], [])  # β
+        h.addRow(1.0, 1.0, m, idx, np.ones(m))  # 1ᵀu = 1
+        if self.sparse_columns:
+            h.addCol(0.0, -inf, inf, 0, [], [])  # s = Σ_i y_i u_i
+            h.addRow(0.0, 0.0, m + 1, np.r_[idx, m + 1].astype(np.int32), np.r_[-self.y, 1.0])
+        self._s_col = m + 1
+        self._first_cut = 2 if self.sparse_columns else 1
+
+    def add_column(self, h_col: np.ndarray) -> None:
+        """Append the cut Σ_i u_i y_i h_i − β ≤ 0 (shifted by its majority value when sparse)."""
+        h_col = np.asarray(h_col, dtype=np.float64)
+        extra_cols: list[int] = [self._m]  # β
+        extra_vals: list[float] = [-1.0]
+        if self.sparse_columns and np.all(np.abs(h_col) == 1.0):
+            c = 1.0 if np.count_nonzero(h_col > 0) * 2 >= h_col.size else -1.0
+            nz, vals = self._signed_column(h_col - c)
+            extra_cols.append(self._s_col)
+            extra_vals.append(c)
+        else:
+            nz, vals = self._signed_column(h_col)
+        idx = np.r_[nz, extra_cols].astype(np.int32)
+        self._h.addRow(-self._inf, 0.0, idx.size, idx, np.r_[vals, extra_vals])
+        self._J += 1
+
+    def solve(self) -> NuLPResult:
+        """Re-optimise from the current basis; returns the primal and dual solution."""
+        if self._J == 0:
+            raise ValueError("the ν-form master needs at least one column (1ᵀa = 1)")
+        sol = self._run("ν-LPBoost")
+        m = self._m
+        col = np.asarray(sol.col_value, dtype=np.float64)
+        col_dual = np.asarray(sol.col_dual, dtype=np.float64)
+        row_dual = np.asarray(sol.row_dual, dtype=np.float64)
+        u = np.clip(col[:m], 0.0, self.D)
+        beta = float(col[m])
+        rho = float(row_dual[0])
+        a = np.maximum(-row_dual[self._first_cut :], 0.0)
+        xi = np.maximum(-col_dual[:m], 0.0)
         return NuLPResult(
             a=a,
             xi=xi,

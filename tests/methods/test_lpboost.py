@@ -8,7 +8,12 @@ import pytest
 from scipy.optimize import linprog
 
 from kernbench.methods.lpboost import LPBoost
-from kernbench.solvers.lp import solve_lpboost_cvxpy, solve_lpboost_nu_cvxpy
+from kernbench.solvers.lp import (
+    IncrementalNuLPCutMaster,
+    IncrementalNuLPMaster,
+    solve_lpboost_cvxpy,
+    solve_lpboost_nu_cvxpy,
+)
 from kernbench.weak.stumps import StumpSpace
 
 
@@ -123,6 +128,35 @@ def test_converged_nu_lpboost_equals_linprog_on_the_full_stump_matrix(solver, nu
     assert est.trace_["objective"][-1] == pytest.approx(
         _linprog_nu_full(X, _pm1(est, y), nu), rel=1e-7
     )
+
+
+class _PrimalLPBoost(LPBoost):
+    """LPBoost with the ν-master held as the primal grown by columns (primal simplex)."""
+
+    _nu_master_class = IncrementalNuLPMaster
+
+
+@pytest.mark.parametrize("cls", [LPBoost, _PrimalLPBoost], ids=["cut (default)", "primal"])
+@pytest.mark.parametrize("nu", [0.05, 0.3, 1.0])
+def test_both_nu_masters_converge_to_the_full_nu_lp(cls, nu):
+    """With either master: the converged objective is the full ν-LP's (linprog), the path keeps
+    strong duality, and the returned (a, u, ρ) satisfy the optimality conditions."""
+    assert LPBoost._nu_master_class is IncrementalNuLPCutMaster
+    X, y = _toy(seed=3, m=80)
+    est = cls(nu=nu, max_iter=1000).fit(X, y)
+    ys = _pm1(est, y)
+    assert est.stop_reason_ == "converged"
+    assert est.trace_["objective"][-1] == pytest.approx(_linprog_nu_full(X, ys, nu), rel=1e-7)
+    np.testing.assert_allclose(est.trace_["gap"], 0.0, atol=1e-9)
+    assert np.all(np.diff(est.trace_["objective"]) >= -1e-9)
+    beta = est.trace_["dual_objective"][-1]
+    edges = est._learner_matrix(X).T @ (ys * est.dual_coef_)
+    assert edges.max() == pytest.approx(beta, abs=1e-9)
+    assert np.all(np.abs(edges[est.coef_ > 1e-9] - beta) < 1e-8)  # a_j > 0 ⇒ edge_j = β
+    assert est.coef_.sum() == pytest.approx(1.0) and est.coef_.min() >= 0
+    m = X.shape[0]
+    xi = np.maximum(est.rho_ - ys * est.decision_function(X), 0.0)
+    assert est.rho_ - xi.sum() / (nu * m) == pytest.approx(beta, abs=1e-9)
 
 
 def test_nu_strong_duality_and_monotonicity_along_the_path():

@@ -9,6 +9,7 @@ from scipy.optimize import linprog
 
 from kernbench.solvers.lp import (
     IncrementalLPMaster,
+    IncrementalNuLPCutMaster,
     IncrementalNuLPMaster,
     solve_lpboost_cvxpy,
     solve_lpboost_nu_cvxpy,
@@ -81,13 +82,24 @@ def _nu_columns(seed=2):
     return np.c_[H[:, :6], skewed, other, H[:, 6:]], y
 
 
+NU_MASTERS = {
+    "primal": IncrementalNuLPMaster,
+    "cut": IncrementalNuLPCutMaster,
+    "cut-dantzig": lambda y, D, **kw: IncrementalNuLPCutMaster(y, D, pricing="dantzig", **kw),
+    "cut-highs": lambda y, D, **kw: IncrementalNuLPCutMaster(y, D, pricing="highs", **kw),
+}
+
+
+@pytest.mark.parametrize("master_kind", list(NU_MASTERS))
 @pytest.mark.parametrize("sparse_columns", [True, False])
 @pytest.mark.parametrize("nu", [0.05, 0.2, 0.6, 1.0])
-def test_nu_back_ends_match_linprog_on_identical_columns(nu, sparse_columns):
+def test_nu_back_ends_match_linprog_on_identical_columns(nu, sparse_columns, master_kind):
+    """Both ν-masters (the primal grown by columns, the dual grown by cuts) on every restricted LP
+    of a column sequence: objective against linprog, and the full NuLPResult's optimality."""
     H, y = _nu_columns(seed=2)
     m = y.size
     D = 1.0 / (nu * m)
-    master = IncrementalNuLPMaster(y, D, sparse_columns=sparse_columns)
+    master = NU_MASTERS[master_kind](y, D, sparse_columns=sparse_columns)
     for j in range(H.shape[1]):
         master.add_column(H[:, j])
         inc = master.solve()
@@ -107,12 +119,16 @@ def test_nu_back_ends_match_linprog_on_identical_columns(nu, sparse_columns):
             assert res.a.sum() == pytest.approx(1.0, abs=1e-9) and res.a.min() >= 0
             assert np.all(y * (Hj @ res.a) + res.xi >= res.rho - 1e-8)  # primal feasibility
             assert res.primal == pytest.approx(res.rho - D * res.xi.sum(), abs=1e-12)
+            # ξ is the least slack for (a, ρ) (the cut master reads it from reduced costs)
+            np.testing.assert_allclose(res.xi, np.maximum(res.rho - y * (Hj @ res.a), 0), atol=1e-8)
+        assert inc.a.size == j + 1 and inc.xi.size == m
 
 
 def test_nu_master_needs_a_column():
     _, y = _data()
-    with pytest.raises(ValueError, match="at least one column"):
-        IncrementalNuLPMaster(y, 0.1).solve()
+    for cls in (IncrementalNuLPMaster, IncrementalNuLPCutMaster):
+        with pytest.raises(ValueError, match="at least one column"):
+            cls(y, 0.1).solve()
     with pytest.raises(ValueError, match="at least one column"):
         solve_lpboost_nu_cvxpy(np.zeros((y.size, 0)), y, 0.1)
 
@@ -178,3 +194,22 @@ def test_sparse_nu_columns_store_only_the_minority_entries():
     assert sparse._h.getNumNz() == base + minority + 2 * 2  # + t row and 1ᵀa row per column
     assert dense_nz._h.getNumNz() == 2 * m + 2 * m + 2
     assert sparse.solve().primal == pytest.approx(dense_nz.solve().primal, abs=1e-12)
+
+
+def test_cut_master_stores_sparse_cuts_and_checks_pricing():
+    """The cut master stores a ±1 column's cut as its minority entries (+ β and s), dense cuts with
+    all m entries; both give the same optimum. An unknown pricing is refused."""
+    H, y = _nu_columns(seed=3)
+    m = y.size
+    sparse = IncrementalNuLPCutMaster(y, 0.1)
+    dense_nz = IncrementalNuLPCutMaster(y, 0.1, sparse_columns=False)
+    for master in (sparse, dense_nz):
+        master.add_column(H[:, 0])
+        master.add_column(H[:, 6])  # 90 % +1
+    minority = sum(min(np.sum(H[:, j] > 0), np.sum(H[:, j] < 0)) for j in (0, 6))
+    base = m + (m + 1)  # the row 1ᵀu = 1, the row s − Σ y_i u_i = 0
+    assert sparse._h.getNumNz() == base + minority + 2 * 2  # + β and s per cut
+    assert dense_nz._h.getNumNz() == m + 2 * (m + 1)
+    assert sparse.solve().primal == pytest.approx(dense_nz.solve().primal, abs=1e-12)
+    with pytest.raises(ValueError, match="pricing"):
+        IncrementalNuLPCutMaster(y, 0.1, pricing="steepest")
