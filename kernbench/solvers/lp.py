@@ -196,6 +196,16 @@ class _IncrementalHighs:
         nz = np.flatnonzero(vals).astype(np.int32)
         return nz, vals[nz]
 
+    def _majority_shifted(
+        self, h_col: np.ndarray, sparse: bool
+    ) -> tuple[np.ndarray, np.ndarray, float | None]:
+        """Nonzero (indices, values) of y_i·(h_i − c) and c, the majority value of a ±1 column,
+        when ``sparse`` (its entries equal to c vanish); else of y_i·h_i and None."""
+        if sparse and np.all(np.abs(h_col) == 1.0):
+            c = 1.0 if np.count_nonzero(h_col > 0) * 2 >= h_col.size else -1.0
+            return (*self._signed_column(h_col - c), c)
+        return (*self._signed_column(h_col), None)
+
     def _run(self, what: str):
         """Re-optimise from the kept basis; the HiGHS solution (error unless optimal)."""
         h = self._h
@@ -421,15 +431,9 @@ class IncrementalNuLPMaster(_IncrementalHighs):
         rows still read y_i Σ_j a_j h_ij + ξ_i − ρ ≥ 0 once t = Σ_j c_j a_j is substituted.
         """
         h_col = np.asarray(h_col, dtype=np.float64)
-        extra_rows: list[int] = []
-        extra_vals: list[float] = []
-        if self.sparse_columns and np.all(np.abs(h_col) == 1.0):
-            c = 1.0 if np.count_nonzero(h_col > 0) * 2 >= h_col.size else -1.0
-            nz, vals = self._signed_column(h_col - c)
-            extra_rows.append(self._t_row)
-            extra_vals.append(-c)
-        else:
-            nz, vals = self._signed_column(h_col)
+        nz, vals, c = self._majority_shifted(h_col, self.sparse_columns)
+        extra_rows = [] if c is None else [self._t_row]
+        extra_vals = [] if c is None else [-c]
         if self._J == 0:
             idx = np.r_[nz, extra_rows].astype(np.int32)
             self._h.addCol(0.0, 0.0, self._inf, idx.size, idx, np.r_[vals, extra_vals])
@@ -533,15 +537,9 @@ class IncrementalNuLPCutMaster(_IncrementalHighs):
     def add_column(self, h_col: np.ndarray) -> None:
         """Append the cut Σ_i u_i y_i h_i − β ≤ 0 (shifted by its majority value when sparse)."""
         h_col = np.asarray(h_col, dtype=np.float64)
-        extra_cols: list[int] = [self._m]  # β
-        extra_vals: list[float] = [-1.0]
-        if self.sparse_columns and np.all(np.abs(h_col) == 1.0):
-            c = 1.0 if np.count_nonzero(h_col > 0) * 2 >= h_col.size else -1.0
-            nz, vals = self._signed_column(h_col - c)
-            extra_cols.append(self._s_col)
-            extra_vals.append(c)
-        else:
-            nz, vals = self._signed_column(h_col)
+        nz, vals, c = self._majority_shifted(h_col, self.sparse_columns)
+        extra_cols = [self._m] + ([] if c is None else [self._s_col])  # β (and s)
+        extra_vals = [-1.0] + ([] if c is None else [c])
         idx = np.r_[nz, extra_cols].astype(np.int32)
         self._h.addRow(-self._inf, 0.0, idx.size, idx, np.r_[vals, extra_vals])
         self._J += 1
