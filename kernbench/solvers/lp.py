@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -360,7 +361,40 @@ def solve_lpboost_nu_cvxpy(
     )
 
 
-class IncrementalNuLPMaster(_IncrementalHighs):
+class _NuHighs(_IncrementalHighs, ABC):
+    """What both ν-form masters share: D, the sparse-column switch, and the solve that reads
+    (a, ξ, ρ, u, β) from the HiGHS solution (:meth:`_unpack`, one per side of the LP)."""
+
+    def __init__(
+        self, y: np.ndarray, D: float, time_limit: float | None, sparse_columns: bool
+    ) -> None:
+        super().__init__(y, time_limit)
+        self.D = float(D)
+        self.sparse_columns = bool(sparse_columns)
+
+    @abstractmethod
+    def _unpack(self, sol) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, float]:
+        """(a, ξ, ρ, u, β) from the HiGHS solution of this side of the LP."""
+
+    def solve(self) -> NuLPResult:
+        """Re-optimise from the current basis; returns the primal and dual solution."""
+        if self._J == 0:
+            raise ValueError("the ν-form master needs at least one column (1ᵀa = 1)")
+        a, xi, rho, u, beta = self._unpack(self._run("ν-LPBoost"))
+        return NuLPResult(
+            a=a,
+            xi=xi,
+            rho=rho,
+            u=u,
+            beta=beta,
+            primal=rho - self.D * float(xi.sum()),
+            dual=beta,
+            status="optimal",
+            n_iter=self._simplex_iterations(),
+        )
+
+
+class IncrementalNuLPMaster(_NuHighs):
     """The ν-form LPBoost primal held in one HiGHS model and grown column by column.
 
     Parameters
@@ -401,9 +435,7 @@ class IncrementalNuLPMaster(_IncrementalHighs):
         time_limit: float | None = None,
         sparse_columns: bool = True,
     ) -> None:
-        super().__init__(y, time_limit)
-        self.D = float(D)
-        self.sparse_columns = bool(sparse_columns)
+        super().__init__(y, D, time_limit, sparse_columns)
         m, inf = self._m, self._inf
         idx = np.arange(m, dtype=np.int32)
         h = self._h
@@ -445,33 +477,17 @@ class IncrementalNuLPMaster(_IncrementalHighs):
             self._h.addCol(0.0, 0.0, self._inf, idx.size, idx, vals)
         self._J += 1
 
-    def solve(self) -> NuLPResult:
-        """Re-optimise from the current basis; returns the primal and dual solution."""
-        if self._J == 0:
-            raise ValueError("the ν-form master needs at least one column (1ᵀa = 1)")
-        sol = self._run("ν-LPBoost")
+    def _unpack(self, sol) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, float]:
+        """(a, ξ, ρ) are primal values; u the margin rows' duals, β = −(dual of 1ᵀa = 1)."""
         m = self._m
         col = np.asarray(sol.col_value, dtype=np.float64)
         row_dual = np.asarray(sol.row_dual, dtype=np.float64)
-        xi = np.maximum(col[:m], 0.0)
-        rho = float(col[m])
         a = np.maximum(col[self._a_start :], 0.0)
         u = np.clip(row_dual[:m], 0.0, self.D)
-        beta = -float(row_dual[self._sum_row])
-        return NuLPResult(
-            a=a,
-            xi=xi,
-            rho=rho,
-            u=u,
-            beta=beta,
-            primal=rho - self.D * float(xi.sum()),
-            dual=beta,
-            status="optimal",
-            n_iter=self._simplex_iterations(),
-        )
+        return a, np.maximum(col[:m], 0.0), float(col[m]), u, -float(row_dual[self._sum_row])
 
 
-class IncrementalNuLPCutMaster(_IncrementalHighs):
+class IncrementalNuLPCutMaster(_NuHighs):
     """The ν-form LPBoost *dual* held in one HiGHS model and grown cut by cut (dual simplex).
 
     Parameters
@@ -514,14 +530,12 @@ class IncrementalNuLPCutMaster(_IncrementalHighs):
         sparse_columns: bool = True,
         pricing: str = "devex",
     ) -> None:
-        super().__init__(y, time_limit)
+        super().__init__(y, D, time_limit, sparse_columns)
         self._h.setOptionValue("simplex_strategy", 1)  # dual simplex: a new cut keeps dual feas.
         edge_weights = {"dantzig": 0, "devex": 1, "highs": -1}
         if pricing not in edge_weights:
             raise ValueError(f"pricing must be one of {sorted(edge_weights)}, got {pricing!r}")
         self._h.setOptionValue("simplex_dual_edge_weight_strategy", edge_weights[pricing])
-        self.D = float(D)
-        self.sparse_columns = bool(sparse_columns)
         m, inf = self._m, self._inf
         idx = np.arange(m, dtype=np.int32)
         h = self._h
@@ -544,28 +558,13 @@ class IncrementalNuLPCutMaster(_IncrementalHighs):
         self._h.addRow(-self._inf, 0.0, idx.size, idx, np.r_[vals, extra_vals])
         self._J += 1
 
-    def solve(self) -> NuLPResult:
-        """Re-optimise from the current basis; returns the primal and dual solution."""
-        if self._J == 0:
-            raise ValueError("the ν-form master needs at least one column (1ᵀa = 1)")
-        sol = self._run("ν-LPBoost")
+    def _unpack(self, sol) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, float]:
+        """(u, β) are primal values; a = −(cut duals), ρ = dual of 1ᵀu = 1, ξ = −(u's reduced
+        costs)."""
         m = self._m
         col = np.asarray(sol.col_value, dtype=np.float64)
         col_dual = np.asarray(sol.col_dual, dtype=np.float64)
         row_dual = np.asarray(sol.row_dual, dtype=np.float64)
-        u = np.clip(col[:m], 0.0, self.D)
-        beta = float(col[m])
-        rho = float(row_dual[0])
         a = np.maximum(-row_dual[self._first_cut :], 0.0)
         xi = np.maximum(-col_dual[:m], 0.0)
-        return NuLPResult(
-            a=a,
-            xi=xi,
-            rho=rho,
-            u=u,
-            beta=beta,
-            primal=rho - self.D * float(xi.sum()),
-            dual=beta,
-            status="optimal",
-            n_iter=self._simplex_iterations(),
-        )
+        return a, xi, float(row_dual[0]), np.clip(col[:m], 0.0, self.D), float(col[m])
