@@ -597,15 +597,18 @@ class SMOKernelMaster:
     pair updates (max(30, m/10): measured fastest of 10-900 at m = 300 and 1000); after a chunk that
     did not converge, steps on the face of the free u's
     (:func:`kernbench.solvers.linear_svm.face_descent`, shared with CGENS's restricted SVM:
-    Newton, or a zero-curvature ray when the face is unbounded) until one is not clipped, while at
-    most ``max_free`` (300) u are free (the step solves a dense (|F|+1)² least-squares system: at
-    m = 5000 the bias-only start leaves ~2500 u free, and face steps on them took 180 s for the
-    first column). Pairwise steps alone crawl on this dual: a stratified fit adds the linear columns
-    first, whose G has rank ≤ D (16 on pendigits) with far more free u than that, and SMO then
-    stalled (hundreds of thousands of pair updates per solve, duality gap 1e-5 at the cap, measured
-    at m = 300). Stopping: LIBSVM's maximal violating pair gap m(u) − M(u) ≤ ``tol``. Then α =
-    K_𝒲ᵀ(y∘u) and b = −ρ with LIBSVM's ρ (mean of y_i∇_i over the free u_i, else the midpoint of its
-    feasible interval), from a gradient recomputed from the columns (no drift). A solve that reaches
+    Newton, or a zero-curvature ray when the face is unbounded; in the columns' space, without
+    forming ZZᵀ, when there are more free u than columns or ZZᵀ is large) until one is not
+    clipped, while a step costs no more than a dense ``max_free``² solve (300; the earlier
+    (|F|+1)² form alone took 180 s for the first column at m = 5000, where the bias-only start
+    leaves ~2500 u free, and its squared condition number stalled SMO on the optdigits quadratic
+    kernel, whose columns reach norm 1e7). Pairwise steps alone crawl on this dual: a stratified
+    fit adds the linear columns first, whose G has rank ≤ D (16 on pendigits) with far more free
+    u than that, and SMO then stalled (hundreds of thousands of pair updates per solve, duality gap
+    1e-5 at the cap, measured at m = 300). Stopping: LIBSVM's maximal violating pair gap m(u) −
+    M(u) ≤ ``tol``. Then α = K_𝒲ᵀ(y∘u) and b = −ρ with LIBSVM's ρ (mean of y_i∇_i over the free
+    u_i, else the midpoint of its feasible interval), from a gradient recomputed from the columns
+    (no drift). A solve that reaches
     ``max_steps`` pair updates is finished by the cvxpy/Clarabel reference (``n_fallbacks``; status
     ``smo+clarabel``) and its multipliers, made feasible, start the next solve. Before the first
     column (only b in 𝒲) the closed form :func:`bias_only_master` is used, and its u starts the SMO
@@ -631,8 +634,8 @@ class SMOKernelMaster:
     n_face_steps, n_fallbacks : int
         Face steps taken and solves finished by Clarabel, over all solves.
     max_face_steps, max_free : int
-        Face steps after one SMO chunk at most (50), and no face step while more than
-        ``max_free`` u are free (300).
+        Face steps after one SMO chunk at most (50), and no face step costing more than a dense
+        ``max_free``² solve (300).
     """
 
     def __init__(

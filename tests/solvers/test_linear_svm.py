@@ -282,17 +282,25 @@ def test_face_step_follows_a_zero_curvature_ray_to_a_bound():
     assert np.count_nonzero((a == 0.0) | (a == C)) == 1  # stopped at the first bound
 
 
-def test_face_step_newton_branch_lands_on_the_face_optimum():
+@pytest.mark.parametrize("scale", [1.0, 1e7])
+@pytest.mark.parametrize("box", [2.0, 1e12])
+def test_face_step_newton_branch_lands_on_the_face_optimum(scale, box):
     """Fewer free α's than independent columns: the face's KKT system is regular, and from near
-    its solution (closed form, interior) one step reaches it, unclipped."""
+    its solution (closed form, interior) one step reaches it, unclipped. Columns scaled by s
+    (as the quadratic kernel on standardised pixels reaches norm 1e7) move the optimum to
+    optimum/s² exactly; the step must still land there (a solve of ZZᵀ, whose entries are then
+    1e14, beside an unscaled border y returned round-off). C = 2·max(optimum) solves the
+    (|F|+1)² KKT matrix, C = 1e12·max(optimum) (a box whose width times the curvatures that
+    solve would drop moves the gradient by more than 1e-6) the columns' space."""
     rng = np.random.default_rng(2)
     m = 8
     A = np.eye(m, m + 2) + 0.1 * rng.normal(size=(m, m + 2))
     y = np.tile([1.0, -1.0], m // 2)
     Q = (y[:, None] * A) @ (y[:, None] * A).T
     K = np.block([[Q, y[:, None]], [y[None, :], np.zeros((1, 1))]])
-    optimum = np.linalg.solve(K, np.append(np.ones(m), 0.0))[:m]
-    C = 2.0 * optimum.max()
+    optimum = np.linalg.solve(K, np.append(np.ones(m), 0.0))[:m] / scale**2
+    A = scale * A
+    C = box * optimum.max()
     assert optimum.min() > 0.0  # interior: the face of all α's
     _, grad = _dual(A, y)
     a = optimum + 0.1 * optimum.min() * rng.uniform(-1.0, 1.0, size=m)
@@ -330,17 +338,21 @@ def test_smo_with_face_steps_matches_cvxpy_where_pairwise_updates_stall(
     np.testing.assert_allclose(svm.w, w_ref, atol=1e-4)
 
 
-def test_face_descent_respects_the_cap_on_free_variables():
-    """With more free α's than ``max_free`` no face step is taken and α is unchanged."""
+def test_face_descent_respects_the_cap_on_the_step_cost():
+    """A step costing more than a dense ``max_free``² solve (|F|·J·min(|F|, J) > max_free³) is
+    not taken and α is unchanged; one step under the cap is."""
     H, y = _sign_problem(seed=24, m=150, J=15)
     C = 10.0
     f, grad = _dual(H, y)
     a = feasible_alpha(np.full(y.size, C / 2.0), y)
     g = grad(a)
     free = int(np.count_nonzero((a > 0) & (a < C)))
+    cost = free * 15 * min(free, 15)
+    edge = round(cost ** (1.0 / 3.0))
     kept = a.copy()
-    assert face_descent(H, y, a, g, C, 1e-9, lambda: grad(a), max_free=free - 1) == 0
+    assert (edge - 1) ** 3 < cost < (edge + 1) ** 3
+    assert face_descent(H, y, a, g, C, 1e-9, lambda: grad(a), max_free=edge - 1) == 0
     np.testing.assert_array_equal(a, kept)
-    taken = face_descent(H, y, a, g, C, 1e-9, lambda: grad(a), max_free=free)
+    taken = face_descent(H, y, a, g, C, 1e-9, lambda: grad(a), max_free=edge + 1)
     assert taken >= 1 and f(a) < f(kept)
     np.testing.assert_allclose(g, grad(a))  # the gradient follows α
