@@ -19,6 +19,9 @@ def test_table2_spec_protocol_and_models():
     methods = {m.label: m for m in spec.methods}
     assert methods["mixture"].params["kernels"] == ["linear", "rbf"]
     assert methods["composite"].params["composite"] is True
+    # TR2: the mixtures' cap lies above m·P on the largest set (Pima, 614 training points × 2)
+    for label in ("mixture", "mixture-1n"):
+        assert CGBoost(**methods[label].params).max_iter > 614 * 2
     for m in methods.values():
         assert m.grid == {"C": [1, 10, 100]}
         CGBoost(**m.params)  # every parameter is the estimator's
@@ -36,7 +39,11 @@ def test_table3_4_spec_binarised_sets_and_reference():
     assert spec.protocol.train_size == 3000
     for m in spec.methods:
         assert m.params["validation_fraction"] * 3000 == 2000  # 1000 train / 2000 validation
-        CGBoost(**m.params)
+        est = CGBoost(**m.params)
+        # TR2 for every model: the cap is at least the candidate columns, m = 1000 per kernel
+        # (a single-kernel or composite model has m columns, a mixture m per kernel)
+        n_candidates = 1000 * (1 if est.composite else len(est.kernels))
+        assert est.max_iter >= n_candidates, m.label
     ref = load_reference(spec.table.reference)
     kw = dict(
         reference_methods=spec.table.reference_methods,
