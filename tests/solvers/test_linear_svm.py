@@ -5,6 +5,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
+import scipy.linalg
 from sklearn.svm import SVC
 
 from kernbench.solvers import linear_svm
@@ -14,6 +15,7 @@ from kernbench.solvers.linear_svm import (
     face_step,
     feasible_alpha,
     libsvm_rho,
+    lstsq_gelsy,
 )
 
 
@@ -356,3 +358,19 @@ def test_face_descent_respects_the_cap_on_the_step_cost():
     taken = face_descent(H, y, a, g, C, 1e-9, lambda: grad(a), max_free=edge + 1)
     assert taken >= 1 and f(a) < f(kept)
     np.testing.assert_allclose(g, grad(a))  # the gradient follows α
+
+
+@pytest.mark.parametrize("shape", [(12, 12), (30, 7), (7, 30)])
+def test_lstsq_gelsy_is_scipys_gelsy_solution(shape):
+    """Square, tall and wide, each rank-deficient: bit for bit scipy's gelsy lstsq."""
+    rng = np.random.default_rng(sum(shape))
+    m, n = shape
+    r = min(m, n) - 2
+    a = rng.normal(size=(m, r)) @ rng.normal(size=(r, n))
+    b = rng.normal(size=m)
+    cond = np.finfo(float).eps * max(m, n)
+    got = lstsq_gelsy(a, b, cond)
+    want = scipy.linalg.lstsq(a, b, cond=cond, lapack_driver="gelsy", check_finite=False)[0]
+    np.testing.assert_array_equal(got, want)
+    assert got.shape == (n,)
+    np.testing.assert_allclose(got, np.linalg.pinv(a) @ b, atol=1e-10)  # the minimum-norm one
