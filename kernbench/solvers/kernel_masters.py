@@ -608,9 +608,9 @@ class SMOKernelMaster:
     1e-5 at the cap, measured at m = 300). Stopping: LIBSVM's maximal violating pair gap m(u) −
     M(u) ≤ ``tol``. Then α = K_𝒲ᵀ(y∘u) and b = −ρ with LIBSVM's ρ (mean of y_i∇_i over the free
     u_i, else the midpoint of its feasible interval), from a gradient recomputed from the columns
-    (no drift). A solve that reaches
-    ``max_steps`` pair updates is finished by the cvxpy/Clarabel reference (``n_fallbacks``; status
-    ``smo+clarabel``) and its multipliers, made feasible, start the next solve. Before the first
+    (no drift). A solve that reaches ``max_steps`` pair updates is finished by the cvxpy/Clarabel
+    reference (``n_fallbacks``; status ``smo+clarabel``) and its multipliers, made feasible, start
+    the next solve. Before the first
     column (only b in 𝒲) the closed form :func:`bias_only_master` is used, and its u starts the SMO
     of the first column.
 

@@ -268,6 +268,9 @@ def face_step(A: np.ndarray, y: np.ndarray, u: np.ndarray, grad: np.ndarray, C: 
     yF, gF = y[F], grad[F]
     Z = yF[:, None] * A[F]
     eps = np.finfo(float).eps
+    # a residual r of the face's system is a ray when ‖r‖² exceeds this; relative to ∇_F, not
+    # to the projected ĝ below: at the face's optimum ĝ is round-off, and so is r
+    ray_floor = 1e-18 * max(float(gF @ gF), 1e-300)
     if k <= Z.shape[1] and eps * (k + 1) * C * float(np.einsum("ij,ij->", Z, Z)) <= 1e-6:
         # No more free variables than columns, and ZZᵀ small enough that the curvatures its
         # least-squares solve treats as zero (below eps·(k+1)·‖ZZᵀ‖ ≤ eps·(k+1)·‖Z‖²_F) move
@@ -285,7 +288,7 @@ def face_step(A: np.ndarray, y: np.ndarray, u: np.ndarray, grad: np.ndarray, C: 
         rhs = np.append(-gF, 0.0)
         x = lstsq_gelsy(M, rhs, eps * (k + 1))
         r = (rhs - M @ x)[:k]
-        ray = float(r @ r) > 1e-18 * max(float(gF @ gF), 1e-300)
+        ray = float(r @ r) > ray_floor
         d = r if ray else x[:k]
         to_bound = ray  # a ray is followed to the first bound
     else:
@@ -303,8 +306,7 @@ def face_step(A: np.ndarray, y: np.ndarray, u: np.ndarray, grad: np.ndarray, C: 
         cond = eps * max(k, Z.shape[1])
         w = lstsq_gelsy(Zh, -gh, cond)
         r = -gh - Zh @ w
-        # relative to ∇_F, not to ĝ: at the face's optimum ĝ is round-off, and so is r
-        ray = float(r @ r) > 1e-18 * max(float(gF @ gF), 1e-300)
+        ray = float(r @ r) > ray_floor
         if ray:
             d = r
         else:
