@@ -45,6 +45,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
 from kernbench.methods.registry import register
+from kernbench.solvers.column_buffer import ColumnBuffer
 from kernbench.solvers.kernel_masters import (
     IncrementalKernelLPMaster,
     KernelMasterResult,
@@ -179,7 +180,7 @@ class CGBoostBase(ColumnGenerationClassifier):
         else:
             self._master = None
         self._in_W = [np.zeros(space.n_candidates(p), dtype=bool) for p in range(len(space.groups))]
-        self._val_cols: list[np.ndarray] = []
+        self._val_cols = ColumnBuffer(0 if self._val is None else self._val[0].shape[0])
         self._best_val = (np.inf, -1)
         self._res = self._solve()  # steps 1-2: 𝒲 = {b}, α = 0
         self._tr1 = False
@@ -288,7 +289,7 @@ class CGBoostBase(ColumnGenerationClassifier):
             extra[f"columns_{name}"] = float(count)
         val = float("nan")
         if self._val is not None:
-            Hv = np.column_stack(self._val_cols)
+            Hv = self._val_cols.view()
             val = self._validation_error(Hv @ res.alpha + res.b, self._val[1])
             if val < self._best_val[0]:
                 self._best_val = (val, len(self.coef_path_))
