@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from kernbench.solvers.kernel_masters import (
+    ColumnRange,
     IncrementalKernelLPMaster,
     OSQPKernelMaster,
     RowForm,
@@ -128,7 +129,7 @@ def _check_dual_feasible(master: SMOKernelMaster, res, C: float) -> None:
 @pytest.mark.parametrize("C", [1e-2, 1.0, 1e3])
 def test_smo_master_equals_cvxpy_and_libsvm_along_a_column_sequence(C) -> None:
     A, rows = _degenerate_problem()
-    master = SMOKernelMaster(rows, C, tol=1e-9)
+    master = SMOKernelMaster(rows, C, tol=1e-9, ipm_face_steps=None)  # the SMO path
     empty = master.solve()  # only b: the closed form
     assert empty.primal == pytest.approx(solve_kernel_master_cvxpy(A[:, :0], rows, C).primal)
     for j in range(A.shape[1]):
@@ -158,9 +159,11 @@ def test_smo_master_equals_cvxpy_and_libsvm_along_a_column_sequence(C) -> None:
 def test_smo_master_warm_equals_cold_and_keeps_the_gradient() -> None:
     A, rows = _degenerate_problem(seed=3, m=90)
     y = rows.sign
-    warm = SMOKernelMaster(rows, 1.0, tol=1e-9)
-    cold = SMOKernelMaster(rows, 1.0, tol=1e-9, warm_start=False)
-    rows_only = SMOKernelMaster(rows, 1.0, tol=1e-9, gram_max_rows=0)  # rows from the columns
+    warm = SMOKernelMaster(rows, 1.0, tol=1e-9, ipm_face_steps=None)
+    cold = SMOKernelMaster(rows, 1.0, tol=1e-9, warm_start=False, ipm_face_steps=None)
+    rows_only = SMOKernelMaster(  # rows from the columns
+        rows, 1.0, tol=1e-9, gram_max_rows=0, ipm_face_steps=None
+    )
     for master in (warm, cold, rows_only):
         master.solve()
     steps_warm = steps_cold = 0
@@ -196,7 +199,7 @@ def test_smo_master_degenerate_starts_converge() -> None:
     k = X @ X[0]
     cols = [k, k, 2.0 * k, X @ X[1], X @ X[2], X @ X[3]]  # ranks 1, 1, 1, 2, 2, 2
     for C in (1e-2, 1.0, 1e3):
-        master = SMOKernelMaster(rows, C, tol=1e-10)
+        master = SMOKernelMaster(rows, C, tol=1e-10, ipm_face_steps=None)
         master.solve()
         for j, col in enumerate(cols):
             master.add_column(col)
@@ -209,7 +212,7 @@ def test_smo_master_degenerate_starts_converge() -> None:
 
 def test_smo_master_falls_back_to_clarabel_and_continues() -> None:
     A, rows = _degenerate_problem(seed=11, m=60)
-    master = SMOKernelMaster(rows, 1.0, tol=1e-9, max_steps=1)  # SMO cannot finish
+    master = SMOKernelMaster(rows, 1.0, tol=1e-9, max_steps=1, ipm_face_steps=None)  # SMO stalls
     master.solve()
     for j in range(5):
         master.add_column(A[:, j])
@@ -227,3 +230,91 @@ def test_smo_master_falls_back_to_clarabel_and_continues() -> None:
     assert nxt.primal == pytest.approx(ref.primal, rel=1e-6)
     with pytest.raises(ValueError, match="classification"):
         SMOKernelMaster(_data("regression")[1], 1.0)
+
+
+@pytest.mark.parametrize("gram_max_rows", [6000, 0])
+def test_smo_master_face_step_gradient_follows_the_moved_entries(gram_max_rows) -> None:
+    """The gradient after a face step (from G's rows of the entries that moved, or from the
+    columns when G is not kept) equals ∇ = y∘(A(Aᵀ(y∘u))) − 1 computed afresh, step after
+    step."""
+    A, rows = _degenerate_problem(seed=3, m=80)
+    master = SMOKernelMaster(rows, 1.0, gram_max_rows=gram_max_rows, ipm_face_steps=None)
+    master.solve()
+    for j in range(6):
+        master.add_column(A[:, j])
+    master.solve()
+    rng = np.random.default_rng(0)
+    gradient = master._gradient_after(master._u.copy())
+    for _ in range(3):
+        S = rng.choice(80, size=5, replace=False)
+        master._u[S] = rng.uniform(0.0, 1.0, size=5)
+        master._grad[:] = gradient()
+        fresh = master._fresh_gradient()
+        np.testing.assert_allclose(
+            master._grad, fresh, rtol=1e-12, atol=1e-12 * np.abs(fresh).max()
+        )
+
+
+@pytest.mark.parametrize("C", [1e-2, 1.0, 1e3])
+def test_low_rank_master_by_interior_point_equals_cvxpy_then_hands_over_to_smo(C) -> None:
+    """With ``ipm_face_steps=0`` and while the columns' rank is ≤ ``ipm_max_rank`` the master is
+    solved in their range by Clarabel (status "ipm"): the primal objective equals cvxpy's on
+    the full columns; once a column raises the rank past it, SMO continues from that dual
+    point, snapped to the bounds (status "smo"), and still equals cvxpy's. The degenerate
+    sequence: 40 quadratic columns of rank 15."""
+    A, rows = _degenerate_problem()
+    master = SMOKernelMaster(rows, C, tol=1e-9, ipm_max_rank=15, ipm_face_steps=0)
+    master.solve()
+    for j in range(45):
+        master.add_column(A[:, j])
+        got = master.solve()
+        ref = solve_kernel_master_cvxpy(A[:, : j + 1], rows, C)
+        assert got.primal == pytest.approx(ref.primal, rel=1e-6)
+        assert got.status == ("ipm" if j < 40 else "smo")
+        np.testing.assert_allclose(got.alpha, A[:, : j + 1].T @ (rows.sign * got.w))
+        u = master._u  # kept for SMO: feasible, snapped to the bounds where within 1e-6·C
+        assert u.min() >= 0.0 and u.max() <= C and abs(float(rows.sign @ u)) < 1e-9 * C * u.size
+        if got.status == "ipm":
+            near = (got.w <= 1e-6 * C) | (got.w >= (1 - 1e-6) * C)
+            assert np.all((u[near] == 0.0) | (u[near] == C))
+    assert master.n_ipm_solves == 40
+
+
+def test_column_range_keeps_the_kernel_of_the_columns() -> None:
+    """BHBᵀ = AAᵀ, B orthonormal, rank = the columns' rank (repeated and scaled columns add
+    none); tracking stops past ``max_rank``."""
+    A, _ = _degenerate_problem()
+    cr = ColumnRange(A.shape[0], max_rank=15)
+    for j in range(40):
+        cr.add(A[:, j])
+    B, AA = cr.B, A[:, :40] @ A[:, :40].T
+    assert cr.rank == np.linalg.matrix_rank(A[:, :40]) == 15
+    np.testing.assert_allclose(B.T @ B, np.eye(15), atol=1e-12)
+    np.testing.assert_allclose(B @ cr.H @ B.T, AA, atol=1e-9 * np.abs(AA).max())
+    cr.add(3.0 * A[:, 0])
+    assert cr.rank == 15 and not cr.exceeded
+    cr.add(A[:, 40])  # an RBF column: rank 16 > 15
+    assert cr.exceeded
+
+
+def test_smo_master_moves_to_the_interior_point_after_a_solve_with_many_face_steps() -> None:
+    """SMO first; a solve that needed ≥ ``ipm_face_steps`` face steps moves the next solve to
+    the interior point (rank permitting), which is kept while its cost, predicted from its
+    last solve per m·r², stays below that SMO solve's. Same optimum as cvxpy throughout."""
+    A, rows = _degenerate_problem()
+    master = SMOKernelMaster(rows, 1e3, tol=1e-9, ipm_max_rank=15, ipm_face_steps=1)
+    master.solve()
+    statuses = []
+    for j in range(12):
+        master.add_column(A[:, j])
+        got = master.solve()
+        statuses.append(got.status)
+        ref = solve_kernel_master_cvxpy(A[:, : j + 1], rows, 1e3)
+        assert got.primal == pytest.approx(ref.primal, rel=1e-6)
+    assert statuses[0] == "smo" and "ipm" in statuses
+    assert master.n_ipm_solves == statuses.count("ipm")
+    # back to SMO once the interior point's measured cost per m·r² predicts more than the SMO
+    # solve that moved the master to it
+    master._ipm, master._smo_time, master._ipm_rate = True, 1.0, 10.0
+    master.add_column(A[:, 12])
+    assert master.solve().status == "smo"
