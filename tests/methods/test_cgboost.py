@@ -185,3 +185,25 @@ def test_an_integer_validation_fraction_is_a_count_of_points():
     np.testing.assert_array_equal(val, b.trace_["validation_error"])
     with pytest.raises(ValueError):
         CGBoost(validation_fraction=1.5).fit(X, y)
+
+
+def test_tr2_equals_the_full_problem_with_the_interior_point_master(data, monkeypatch) -> None:
+    """The SMO master moved to the interior point in the columns' range from the first column
+    (``ipm_face_steps=0``; in a fit it moves after a face-step-heavy solve): TR2 still equals
+    the full problem, and the interior point did solve (rank ≤ 200 throughout at m = 32)."""
+    from kernbench.solvers import kernel_masters
+
+    created = []
+    original = kernel_masters.SMOKernelMaster.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **{**kwargs, "ipm_face_steps": 0})
+        created.append(self)
+
+    monkeypatch.setattr(kernel_masters.SMOKernelMaster, "__init__", init)
+    X, y = data
+    est = CGBoost(C=1.0, kernels=KERNELS, solver="smo", solver_tol=1e-9).fit(X, y)
+    assert est.termination_rule_ == "TR2"
+    full = solve_kernel_master_cvxpy(_full_matrix(X), RowForm.classification(_pm(y)), 1.0)
+    assert est.final_objective_ == pytest.approx(full.primal, rel=1e-6)
+    assert created and created[0].n_ipm_solves == len(est.learners_)
