@@ -745,7 +745,7 @@ class SMOKernelMaster:
     (:func:`kernbench.solvers.linear_svm.face_descent`, shared with CGENS's restricted SVM:
     Newton, or a zero-curvature ray when the face is unbounded; in the columns' space, without
     forming ZZᵀ, when there are more free u than columns or ZZᵀ is large) until one is not
-    clipped, while a step costs no more than a dense ``max_free``² solve (300; the earlier
+    clipped, while a step costs no more than ``max_free``³ flops (600, see below; the earlier
     (|F|+1)² form alone took 180 s for the first column at m = 5000, where the bias-only start
     leaves ~2500 u free, and its squared condition number stalled SMO on the optdigits quadratic
     kernel, whose columns reach norm 1e7). Pairwise steps alone crawl on this dual: a stratified
@@ -802,8 +802,11 @@ class SMOKernelMaster:
         Face steps taken, SMO solves finished by Clarabel and solves by the interior point, over
         all solves.
     max_face_steps, max_free : int
-        Face steps after one SMO chunk at most (50), and no face step costing more than a dense
-        ``max_free``² solve (300).
+        Face steps after one SMO chunk at most (50), and no face step costing more than
+        ``max_free``³ flops (|F|·J·min(|F|, J) ≤ 600³: with the cap at 300³, letter's regular
+        (unstratified) mixture fit, m = 1000, C = 100, had ~200-600 free u beside 650 columns,
+        took no face step, and its SMO solves ran to their step cap and the Clarabel fallback,
+        20 s each from J ≈ 620; at 600³ the whole fit reached TR2, 2990 columns, in 276 s).
     """
 
     def __init__(
@@ -843,7 +846,7 @@ class SMOKernelMaster:
         self.n_fallbacks = 0
         self.chunk = max(30, m // 10)
         self.max_face_steps = 50
-        self.max_free = 300
+        self.max_free = 600
 
     @property
     def n_columns(self) -> int:
