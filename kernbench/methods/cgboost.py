@@ -320,6 +320,8 @@ class CGBoostBase(ColumnGenerationClassifier):
         return out
 
     def _finish_fit(self) -> None:
+        if self.stop_reason_ == "max_iter" and all(w.all() for w in self._in_W):
+            self.stop_reason_ = "exhausted"  # the cap fell on the last column: the full problem
         if self.stop_reason_ == "converged":
             self.termination_rule_ = "TR1" if self._tr1 else "TR2"
         elif self.stop_reason_ == "exhausted":

@@ -207,3 +207,14 @@ def test_tr2_equals_the_full_problem_with_the_interior_point_master(data, monkey
     full = solve_kernel_master_cvxpy(_full_matrix(X), RowForm.classification(_pm(y)), 1.0)
     assert est.final_objective_ == pytest.approx(full.primal, rel=1e-6)
     assert created and created[0].n_ipm_solves == len(est.learners_)
+
+
+def test_a_cap_on_the_last_column_is_the_full_problem(data) -> None:
+    """max_iter equal to the number of candidates: the last column exhausts the space, so the
+    fit is the full problem (stop "exhausted", TR2), not a capped one (TR4)."""
+    X, y = data
+    est = CGBoost(C=1.0, kernels=("linear",), max_iter=X.shape[0], solver_tol=1e-9).fit(X, y)
+    assert len(est.learners_) == X.shape[0]
+    assert est.stop_reason_ == "exhausted" and est.termination_rule_ == "TR2"
+    capped = CGBoost(C=1.0, kernels=("linear",), max_iter=X.shape[0] - 1).fit(X, y)
+    assert capped.stop_reason_ == "max_iter" and capped.termination_rule_ == "TR4"
