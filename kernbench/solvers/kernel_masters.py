@@ -798,9 +798,9 @@ class SMOKernelMaster:
 
     Attributes
     ----------
-    n_face_steps, n_fallbacks, n_ipm_solves : int
-        Face steps taken, SMO solves finished by Clarabel and solves by the interior point, over
-        all solves.
+    n_face_steps, n_fallbacks, n_ipm_solves, n_ipm_failures : int
+        Face steps taken, SMO solves finished by Clarabel, solves by the interior point and
+        interior-point solves that stopped short (that solve then by SMO), over all solves.
     max_face_steps, max_free : int
         Face steps after one SMO chunk at most (50), and no face step costing more than
         ``max_free``³ flops (|F|·J·min(|F|, J) ≤ 600³: with the cap at 300³, letter's regular
@@ -840,6 +840,7 @@ class SMOKernelMaster:
         self._smo_time = np.inf  # wall time of the SMO solve that moved the master to the IPM
         self._ipm_rate = 0.0  # seconds per m·r² of the last interior-point solve
         self.n_ipm_solves = 0
+        self.n_ipm_failures = 0
         self._u = np.zeros(m)
         self._grad = -np.ones(m)  # ∇ = Qu − 1
         self.n_face_steps = 0
@@ -897,16 +898,23 @@ class SMOKernelMaster:
             self._ipm = False  # the rank has grown: an interior point would now cost more
         if self._ipm and not self._range.exceeded:  # the interior point in the columns' range
             start = time.perf_counter()
-            u, b, status, n_iter = solve_reduced_dual(self._range, self._y, self.C)
-            self._ipm_rate = (time.perf_counter() - start) / (m * max(r, 1) ** 2)
-            self.n_ipm_solves += 1
-            # kept snapped to the bounds: where the next solve is SMO's, it starts from there
-            self._u[:] = _snap_to_bounds(u, self._y, self.C)
-            self._grad[:] = self._fresh_gradient()
-            A = self.A()
-            return _result(
-                self.rows, A, A.T @ (self._y * u), b, u.copy(), self.C, "l2", "ipm", n_iter
-            )
+            try:
+                u, b, status, n_iter = solve_reduced_dual(self._range, self._y, self.C)
+            except RuntimeError:
+                # Clarabel stopped short (InsufficientProgress on satimage's mixture): this solve
+                # and the next ones by SMO, from the last point, until a slow one moves it back
+                self._ipm = False
+                self.n_ipm_failures += 1
+            if self._ipm:
+                self._ipm_rate = (time.perf_counter() - start) / (m * max(r, 1) ** 2)
+                self.n_ipm_solves += 1
+                # kept snapped to the bounds: where the next solve is SMO's, it starts from there
+                self._u[:] = _snap_to_bounds(u, self._y, self.C)
+                self._grad[:] = self._fresh_gradient()
+                A = self.A()
+                return _result(
+                    self.rows, A, A.T @ (self._y * u), b, u.copy(), self.C, "l2", "ipm", n_iter
+                )
         if not self.warm:
             self._u = np.zeros(self.rows.m)
             self._grad = -np.ones(self.rows.m)
@@ -946,6 +954,7 @@ class SMOKernelMaster:
             self.ipm_face_steps is not None
             and self.n_face_steps - face_steps_before >= self.ipm_face_steps
             and not self._range.exceeded
+            and self.n_ipm_failures < 3  # after three failures, SMO for the rest of the fit
         ):
             # a degenerate low-rank dual: the next solves by the interior point, for as long as
             # its cost (measured per m·r²) stays below this solve's

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kernbench.solvers import kernel_masters
 from kernbench.solvers.kernel_masters import (
     ColumnRange,
     IncrementalKernelLPMaster,
@@ -318,3 +319,26 @@ def test_smo_master_moves_to_the_interior_point_after_a_solve_with_many_face_ste
     master._ipm, master._smo_time, master._ipm_rate = True, 1.0, 10.0
     master.add_column(A[:, 12])
     assert master.solve().status == "smo"
+
+
+def test_a_failed_interior_point_solve_is_finished_by_smo(monkeypatch) -> None:
+    """Clarabel stopping short (it reported InsufficientProgress on satimage's mixture) must not
+    fail the fit: that solve is done by SMO from the kept point, to the same optimum."""
+    A, rows = _degenerate_problem()
+
+    def stalled(*args, **kwargs):
+        raise RuntimeError(
+            "Clarabel could not solve the reduced CG-Boost dual: InsufficientProgress"
+        )
+
+    master = SMOKernelMaster(rows, 1.0, tol=1e-9, ipm_face_steps=0)
+    master.solve()
+    for j in range(3):
+        master.add_column(A[:, j])
+        assert master.solve().status == "ipm"
+    monkeypatch.setattr(kernel_masters, "solve_reduced_dual", stalled)
+    master.add_column(A[:, 3])
+    got = master.solve()
+    assert got.status == "smo" and master.n_ipm_failures == 1
+    ref = solve_kernel_master_cvxpy(A[:, :4], rows, 1.0)
+    assert got.primal == pytest.approx(ref.primal, rel=1e-6)
