@@ -772,8 +772,8 @@ class SMOKernelMaster:
     ``ipm``) for as long as the rank is ≤ ``ipm_max_rank`` and the interior point's cost,
     predicted from its last solve per m·r², stays below that SMO solve's wall time; the point it
     keeps, snapped to the bounds within 1e-6·C, starts SMO again when either fails. (Without the
-    cost test a pendigits fit that SMO solves in 142 s stayed on the interior point up to rank
-    200, at seconds per solve.)
+    cost test a pendigits fit stayed on the interior point up to rank 200 and ran well past the
+    142 s that SMO alone took.)
 
     Parameters
     ----------
