@@ -20,12 +20,10 @@ class ColumnBuffer:
         Column length.
     capacity : int
         Initial room for columns (doubled whenever exceeded).
-    dtype : numpy dtype
-        Element type of the stored columns.
     """
 
-    def __init__(self, m: int, capacity: int = 16, dtype: np.dtype | type = np.float64) -> None:
-        self._data = np.zeros((m, max(int(capacity), 1)), dtype=dtype)
+    def __init__(self, m: int, capacity: int = 16) -> None:
+        self._data = np.zeros((m, max(int(capacity), 1)))
         self._J = 0
 
     def __len__(self) -> int:
@@ -34,7 +32,7 @@ class ColumnBuffer:
     def append(self, column: np.ndarray) -> None:
         """Store ``column`` (shape (m,)) as the next column."""
         if self._J == self._data.shape[1]:
-            grown = np.zeros((self._data.shape[0], 2 * self._J), dtype=self._data.dtype)
+            grown = np.zeros((self._data.shape[0], 2 * self._J))
             grown[:, : self._J] = self._data
             self._data = grown
         self._data[:, self._J] = column

@@ -639,7 +639,7 @@ class ColumnRange:
 
 def solve_reduced_dual(
     basis: ColumnRange, y: np.ndarray, C: float
-) -> tuple[np.ndarray, float, str, int]:
+) -> tuple[np.ndarray, float, int]:
     """The dual of (11) in the columns' range, by Clarabel's interior point.
 
     min ½ vᵀHv − 1ᵀu over (u, v) subject to v = Bᵀ(y∘u), yᵀu = 0, 0 ≤ u ≤ C: the dual
@@ -653,8 +653,13 @@ def solve_reduced_dual(
     u : ndarray of shape (m,)
         The interior point's u, clipped to [0, C], yᵀu = 0 restored.
     b : float
-    status : str
     n_iter : int
+        Interior-point iterations.
+
+    Raises
+    ------
+    RuntimeError
+        When Clarabel ends neither ``Solved`` nor ``AlmostSolved``.
     """
     import clarabel
 
@@ -680,12 +685,8 @@ def solve_reduced_dual(
     status = str(sol.status)
     if status not in ("Solved", "AlmostSolved"):
         raise RuntimeError(f"Clarabel could not solve the reduced CG-Boost dual: {status}")
-    return (
-        feasible_alpha(np.clip(np.asarray(sol.x[:m]), 0.0, C), y),
-        float(sol.z[r]),
-        status,
-        int(sol.iterations),
-    )
+    u = feasible_alpha(np.clip(np.asarray(sol.x[:m]), 0.0, C), y)
+    return u, float(sol.z[r]), int(sol.iterations)
 
 
 def _snap_to_bounds(u: np.ndarray, y: np.ndarray, C: float, rel: float = 1e-6) -> np.ndarray:
@@ -899,13 +900,13 @@ class SMOKernelMaster:
         if self._ipm and not self._range.exceeded:  # the interior point in the columns' range
             start = time.perf_counter()
             try:
-                u, b, status, n_iter = solve_reduced_dual(self._range, self._y, self.C)
+                u, b, n_iter = solve_reduced_dual(self._range, self._y, self.C)
             except RuntimeError:
                 # Clarabel stopped short (InsufficientProgress on satimage's mixture): this solve
                 # and the next ones by SMO, from the last point, until a slow one moves it back
                 self._ipm = False
                 self.n_ipm_failures += 1
-            if self._ipm:
+            else:
                 self._ipm_rate = (time.perf_counter() - start) / (m * max(r, 1) ** 2)
                 self.n_ipm_solves += 1
                 # kept snapped to the bounds: where the next solve is SMO's, it starts from there

@@ -15,9 +15,3 @@ def test_appends_past_capacity_keep_every_column_in_order():
     assert buf.storage.flags.c_contiguous
     assert buf.storage.shape[1] >= 37
     np.testing.assert_array_equal(buf.storage[:, :37], np.column_stack(cols))
-
-
-def test_dtype_is_kept():
-    buf = ColumnBuffer(3, dtype=np.int8)
-    buf.append(np.array([1, -1, 1]))
-    assert buf.view().dtype == np.int8

@@ -423,13 +423,14 @@ def test_lstsq_gelsy_is_scipys_gelsy_solution(shape):
     np.testing.assert_allclose(got, np.linalg.pinv(a) @ b, atol=1e-10)  # the minimum-norm one
 
 
-@pytest.mark.parametrize("shape", [(30, 200), (200, 30), (12, 12)])
+@pytest.mark.parametrize("shape", [(30, 200), (12, 12)])
 def test_left_singular_vectors_match_numpys_svd(shape):
-    """The face step's factorisation (QR of the tall one of Z, Zᵀ, SVD of the triangle) gives
-    Z's singular values and left singular vectors (up to sign), largest first."""
+    """The face step's factorisation of a wide Z (QR of Zᵀ, SVD of the triangle) gives Z's
+    singular values and left singular vectors (up to sign), largest first."""
     rng = np.random.default_rng(shape[0])
     Z = rng.normal(size=shape) * np.logspace(0, 6, shape[1])  # columns scaled over 1e6
     U, sv = linear_svm._left_singular(Z)
     U_ref, sv_ref, _ = np.linalg.svd(Z, full_matrices=False)
-    np.testing.assert_allclose(sv, sv_ref, rtol=1e-10)
+    # as accurate as an SVD: errors of a few eps·σ_max (the small values are not relatively exact)
+    np.testing.assert_allclose(sv, sv_ref, rtol=1e-10, atol=1e-13 * sv_ref[0])
     np.testing.assert_allclose(np.abs(np.sum(U * U_ref, axis=0)), 1.0, atol=1e-8)
