@@ -690,8 +690,9 @@ def solve_reduced_dual(
 
 
 def _snap_to_bounds(u: np.ndarray, y: np.ndarray, C: float, rel: float = 1e-6) -> np.ndarray:
-    """An interior point's u with the entries within ``rel``·C of a bound set to it, yᵀu = 0
-    restored on the rest (projected, :func:`kernbench.solvers.linear_svm.project_box_hyperplane`).
+    """An interior point's u with the entries within ``rel``·C of C, or ``rel``·min(C, max u) of
+    0, set to that bound, yᵀu = 0 restored on the rest (projected,
+    :func:`kernbench.solvers.linear_svm.project_box_hyperplane`).
 
     An interior point leaves every u strictly inside the box (about μ/slack from a bound); SMO
     continuing from there sees all m variables free, too many for a face step, and stalled to
@@ -699,7 +700,9 @@ def _snap_to_bounds(u: np.ndarray, y: np.ndarray, C: float, rel: float = 1e-6) -
     Snapped, only the margin's u stay free.
     """
     u = np.clip(u, 0.0, C)
-    u[u <= rel * C] = 0.0
+    # relative to u's own scale below: a separable problem's u can all be far below C (optdigits'
+    # quadratic kernel: Σu ≈ 5e-5 at C = 100), and rel·C would snap every one of them to 0
+    u[u <= rel * min(C, float(u.max()))] = 0.0
     u[u >= (1.0 - rel) * C] = C
     free = (u > 0.0) & (u < C)
     target = -float(y[~free] @ u[~free])
@@ -771,8 +774,10 @@ class SMOKernelMaster:
     first 1000 columns in 38 s; 0.05 s per solve at rank 33, 1.0-1.4 s at 153). An SMO solve
     that needed ≥ ``ipm_face_steps`` face steps moves the master to the interior point (status
     ``ipm``) for as long as the rank is ≤ ``ipm_max_rank`` and the interior point's cost,
-    predicted from its last solve per m·r², stays below that SMO solve's wall time; the point it
-    keeps, snapped to the bounds within 1e-6·C, starts SMO again when either fails. (Without the
+    predicted from its last solve per m·r², stays below that SMO solve's wall time. Its u,
+    snapped to the bounds (within 1e-6 of min(C, max u)), starts SMO, whose stopping test
+    certifies it or which finishes it (status ``ipm+smo``): the interior point's own α =
+    Aᵀ(y∘u) is not accurate enough for the margins on badly scaled kernels. (Without the
     cost test a pendigits fit stayed on the interior point up to rank 200 and ran well past the
     142 s that SMO alone took.)
 
@@ -897,10 +902,11 @@ class SMOKernelMaster:
         m, r = self.rows.m, self._range.rank
         if self._ipm and self._ipm_rate * m * r * r > self._smo_time:
             self._ipm = False  # the rank has grown: an interior point would now cost more
+        status = "smo"
         if self._ipm and not self._range.exceeded:  # the interior point in the columns' range
             start = time.perf_counter()
             try:
-                u, b, n_iter = solve_reduced_dual(self._range, self._y, self.C)
+                u, _, n_iter = solve_reduced_dual(self._range, self._y, self.C)
             except RuntimeError:
                 # Clarabel stopped short (InsufficientProgress on satimage's mixture): this solve
                 # and the next ones by SMO, from the last point, until a slow one moves it back
@@ -909,14 +915,14 @@ class SMOKernelMaster:
             else:
                 self._ipm_rate = (time.perf_counter() - start) / (m * max(r, 1) ** 2)
                 self.n_ipm_solves += 1
-                # kept snapped to the bounds: where the next solve is SMO's, it starts from there
+                # snapped to the bounds, the interior point's u is SMO's start: SMO's stopping
+                # test certifies it (0 steps) or finishes it. Its own α = Aᵀ(y∘u) is not
+                # enough: on kernels of norm 10⁵ its dual objective was right to 1e-4 while
+                # its margins, A·α, were off by ~0.3 (primal 0.33 for an optimum of 3e-5)
                 self._u[:] = _snap_to_bounds(u, self._y, self.C)
                 self._grad[:] = self._fresh_gradient()
-                A = self.A()
-                return _result(
-                    self.rows, A, A.T @ (self._y * u), b, u.copy(), self.C, "l2", "ipm", n_iter
-                )
-        if not self.warm:
+                status = "ipm"
+        if not self.warm and status == "smo":
             self._u = np.zeros(self.rows.m)
             self._grad = -np.ones(self.rows.m)
         y, u, grad = self._y, self._u, self._grad
@@ -952,7 +958,8 @@ class SMOKernelMaster:
                 max_free=self.max_free,
             )
         if (
-            self.ipm_face_steps is not None
+            status == "smo"  # an SMO solve of its own, not the interior point's finish
+            and self.ipm_face_steps is not None
             and self.n_face_steps - face_steps_before >= self.ipm_face_steps
             and not self._range.exceeded
             and self.n_ipm_failures < 3  # after three failures, SMO for the rest of the fit
@@ -967,19 +974,11 @@ class SMOKernelMaster:
             # clipped to [0, C], yᵀu = 0 restored: the next solve continues from it
             u[:] = feasible_alpha(np.clip(ref.w, 0.0, self.C), y)
             grad[:] = self._fresh_gradient()
-            return replace(ref, status="smo+clarabel", n_iter=steps)
+            return replace(ref, status=f"{status}+clarabel", n_iter=steps)
         grad[:] = self._fresh_gradient()  # b from a drift-free gradient
         b = -libsvm_rho(grad, y, u, self.C)
         A = self.A()
         alpha = A.T @ (y * u)
-        return _result(
-            self.rows,
-            A,
-            alpha,
-            b,
-            u.copy(),
-            self.C,
-            "l2",
-            "smo",
-            steps,
-        )
+        if status == "ipm" and (steps or self.n_face_steps > face_steps_before):
+            status = "ipm+smo"  # SMO finished the interior point's solve
+        return _result(self.rows, A, alpha, b, u.copy(), self.C, "l2", status, steps)
