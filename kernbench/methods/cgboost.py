@@ -25,7 +25,11 @@ violation exceeds ``tol``):
         solve the master warm-started; trace; TR3: stop when the validation error has not
         improved for ``patience`` iterations, keep the best-validation model
 
-thr = tol for the 2-norm, 1 + tol for the 1-norm; the score is |s| for free α (Remark 4.1), s for
+thr = 1 + tol for the 1-norm (the LP's reduced cost). For the 2-norm, Prop. 4.1 bounds the full
+problem's duality gap by ½·Σ_{j∉𝒲} s_j², so with ``tol=None`` a column is violated when
+s_j² > 2·gap_tol·P/|N| (P the restricted objective, |N| the columns outside 𝒲): when none is,
+the objective is within gap_tol·P of the full QP's whatever the scale of the kernels; an explicit
+``tol`` is an absolute threshold on the score. The score is |s| for free α (Remark 4.1), s for
 α ≥ 0 (Remark 3.1). ``stratified=False`` is regular CG: every iteration scans all columns and adds
 the overall best one. Single-kernel and composite-kernel baselines are the same estimator with
 ``kernels=("rbf",)`` or ``composite=True``.
@@ -87,12 +91,22 @@ class CGBoostBase(ColumnGenerationClassifier):
         ],
         "patience": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left"), None],
+        "gap_tol": [Interval(Real, 0, None, closed="neither")],
         "sigma": [Interval(Real, 0, None, closed="neither"), None],
         "solver": [StrOptions({"auto", "osqp", "smo", "svm", "highs", "cvxpy"})],
         "solver_tol": [Interval(Real, 0, None, closed="neither")],
         "cache_mb": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
     }
+
+    @staticmethod
+    def _result_revision_for(params: dict[str, Any], grid: dict[str, list[Any]]) -> int:
+        """Revision 1 (the runner reruns stored cells of older code): the 2-norm's default TR2
+        threshold is relative to the full problem's duality gap; 1-norm cells and cells with an
+        explicit ``tol`` keep their results and their identity."""
+        norms = grid.get("norm", [params.get("norm", "l2")])
+        tols = grid.get("tol", [params.get("tol")])
+        return int("l2" in norms and any(t is None for t in tols))
 
     # ------------------------------------------------------------------ subclass hooks
     def _row_form(self, y: np.ndarray) -> RowForm:
@@ -144,6 +158,8 @@ class CGBoostBase(ColumnGenerationClassifier):
         self._rows = self._row_form(y)
         self._thr_base = 1.0 if self.norm == "l1" else 0.0
         self._eps = 1e-6 * max(1.0, self.C) if self.tol is None else float(self.tol)
+        self._gap_rule = self.norm == "l2" and self.tol is None  # the threshold of (Prop. 4.1)
+        self._thr = self._thr_base + self._eps
         solver = self.solver
         svm_form = (  # the classification QP (11): an SVM on the selected columns
             self.norm == "l2"
@@ -204,7 +220,14 @@ class CGBoostBase(ColumnGenerationClassifier):
         return self._res.g  # y∘u (classification), u − v (regression)
 
     def _stop_threshold(self) -> float:
-        return self._thr_base + self._eps
+        return self._thr
+
+    def _column_threshold(self, n_free: int) -> float:
+        """The score a column outside 𝒲 must exceed to be added (fixed for one pricing)."""
+        if not self._gap_rule:
+            return self._thr_base + self._eps
+        # Prop. 4.1: gap ≤ ½·Σ_{j∉𝒲} s_j² ≤ ½·|N|·thr² = gap_tol·P when no |s_j| > thr
+        return float(np.sqrt(2.0 * self.gap_tol * max(self._res.primal, 0.0) / n_free))
 
     def _violation(self, s: np.ndarray) -> np.ndarray:
         return np.abs(s) if self.alpha_sign == "free" else s  # Remark 4.1 / Remark 3.1
@@ -234,8 +257,10 @@ class CGBoostBase(ColumnGenerationClassifier):
         space: KernelColumnSpace = self._space
         ev0, comp0 = space.n_evaluated, space.n_computed
         free = [np.flatnonzero(~w) for w in self._in_W]
-        if not any(f.size for f in free):
+        n_free = sum(f.size for f in free)
+        if not n_free:
             raise SpaceExhaustedError("every kernel column is in the working set")
+        self._thr = self._column_threshold(n_free)
         pick = None
         if self.stratified or self.termination == "TR1":
             err = self._error_points()  # E: columns centred at margin-error points
@@ -421,8 +446,14 @@ class CGBoost(CGBoostBase):
     patience : int, default=25
         TR3: iterations without a new best validation error before stopping.
     tol : float or None, default=None
-        A column is violated when its score exceeds tol (2-norm) or 1 + tol (1-norm); also the
-        margin-error threshold ξ > tol. None: 1e-6·max(1, C).
+        The margin-error threshold ξ > tol, and the 1-norm's pricing tolerance: a column is
+        violated when its score exceeds 1 + tol. None: 1e-6·max(1, C). Given with the 2-norm, an
+        absolute threshold on the score instead of ``gap_tol``'s.
+    gap_tol : float, default=1e-6
+        2-norm with ``tol=None``: TR2 stops when the full problem's duality gap (Prop. 4.1) is
+        at most gap_tol times the objective: a column is violated when s² > 2·gap_tol·P/|N|
+        (P the restricted objective, |N| the columns outside the working set). Relative, so it
+        does not depend on the scale of the kernels.
     sigma : float or None, default=None
         RBF width; None = mean squared pairwise distance of the training points.
     solver : {"auto", "osqp", "smo", "svm", "highs", "cvxpy"}, default="auto"
@@ -465,6 +496,7 @@ class CGBoost(CGBoostBase):
         validation_fraction: float = 0.0,
         patience: int = 25,
         tol: float | None = None,
+        gap_tol: float = 1e-6,
         sigma: float | None = None,
         solver: str = "auto",
         solver_tol: float = 1e-7,
@@ -483,6 +515,7 @@ class CGBoost(CGBoostBase):
         self.validation_fraction = validation_fraction
         self.patience = patience
         self.tol = tol
+        self.gap_tol = gap_tol
         self.sigma = sigma
         self.solver = solver
         self.solver_tol = solver_tol

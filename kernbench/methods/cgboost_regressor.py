@@ -36,8 +36,9 @@ class CGBoostRegressor(RegressorMixin, CGBoostBase):
     C : float, default=1.0
     epsilon : float, default=0.1
         Half-width ε of the insensitive tube.
-    kernels, composite, norm, alpha_sign, bias, stratified, termination, max_iter,
-    validation_fraction, patience, tol, sigma, solver, solver_tol, cache_mb, random_state : various
+    kernels, composite, norm, alpha_sign, bias, stratified, termination, max_iter, \
+    validation_fraction, patience, tol, gap_tol, sigma, solver, solver_tol, cache_mb, \
+    random_state : various
         As for :class:`~kernbench.methods.cgboost.CGBoost` (``solver="svm"`` is not available;
         the validation metric of TR3 is the RMSE).
 
@@ -67,6 +68,7 @@ class CGBoostRegressor(RegressorMixin, CGBoostBase):
         validation_fraction: float = 0.0,
         patience: int = 25,
         tol: float | None = None,
+        gap_tol: float = 1e-6,
         sigma: float | None = None,
         solver: str = "auto",
         solver_tol: float = 1e-7,
@@ -86,6 +88,7 @@ class CGBoostRegressor(RegressorMixin, CGBoostBase):
         self.validation_fraction = validation_fraction
         self.patience = patience
         self.tol = tol
+        self.gap_tol = gap_tol
         self.sigma = sigma
         self.solver = solver
         self.solver_tol = solver_tol

@@ -65,8 +65,9 @@ def cell_identity(
 
     Besides the spec entries and the package version, an estimator class may declare
     ``_result_revision`` (an int, bumped when a change of its code changes its results for the same
-    parameters); a non-zero revision enters the hash, so stored cells of the older code are rerun
-    while every other estimator's cells keep their identity. A method that takes parameters from
+    parameters), or ``_result_revision_for(params, grid)`` when a change alters the results of some
+    parameter settings only; a non-zero revision enters the hash, so stored cells of the older code
+    are rerun while every other cell keeps its identity. A method that takes parameters from
     another (``take``) adds that rule and the source cell's identity ``source_id``: when the
     source cell changes, so does this one.
     """
@@ -83,7 +84,7 @@ def cell_identity(
         "protocol": protocol.identity(),
         "version": version if version is not None else kernbench.__version__,
     }
-    revision = _result_revision(method.estimator)
+    revision = _result_revision(method)
     if revision:
         payload["revision"] = revision
     if method.take is not None:
@@ -95,14 +96,20 @@ def cell_identity(
     return digest(payload)
 
 
-def _result_revision(estimator: str) -> int:
-    """The estimator's ``_result_revision`` (0 if it has none or is not registered)."""
+def _result_revision(method: MethodSpec) -> int:
+    """The result revision of ``method``'s cells (0 if its estimator has none or is not
+    registered): ``_result_revision_for(params, grid)`` if the class has it, else
+    ``_result_revision``."""
     from kernbench.methods import get_method  # the runner imports the methods anyway
 
     try:
-        return int(getattr(get_method(estimator), "_result_revision", 0))
+        cls = get_method(method.estimator)
     except KeyError:
         return 0
+    rule = getattr(cls, "_result_revision_for", None)
+    if rule is not None:
+        return int(rule(method.params, method.grid))
+    return int(getattr(cls, "_result_revision", 0))
 
 
 def count_cells(

@@ -59,6 +59,27 @@ def test_a_result_revision_reruns_only_that_estimators_cells(monkeypatch):
     assert changed == {"A"}  # the svm_stump cells keep their identity
 
 
+def test_a_parameter_dependent_revision_reruns_only_those_cells(monkeypatch):
+    """CG-Boost's revision 1 (the 2-norm's gap-relative TR2) applies to its 2-norm cells with
+    the default ``tol`` only: 1-norm cells and an explicit ``tol`` keep their identity."""
+    spec = parse_spec(
+        {
+            **SPEC,
+            "methods": {
+                "L2": {"estimator": "cgboost"},
+                "L2g": {"estimator": "cgboost", "grid": {"norm": ["l1", "l2"]}},
+                "L1": {"estimator": "cgboost", "params": {"norm": "l1"}},
+                "T": {"estimator": "cgboost", "params": {"tol": 1e-4}},
+            },
+        },
+        file="p.yaml",
+    )
+    now = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
+    monkeypatch.setattr(get_method("cgboost"), "_result_revision_for", lambda params, grid: 0)
+    before = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
+    assert {key[2] for key in now if now[key] != before[key]} == {"L2", "L2g"}
+
+
 def _keys(cells):
     return sorted({(c.dataset.label, c.method.label) for c in cells})
 
