@@ -369,8 +369,8 @@ def test_smo_with_face_steps_matches_cvxpy_where_pairwise_updates_stall(
     H, y = _sign_problem(seed=24, m=150, J=15)
     steps = []
 
-    def recorded(*args):
-        steps.append(face_step(*args))
+    def recorded(*args, **kwargs):
+        steps.append(face_step(*args, **kwargs))
         return steps[-1]
 
     monkeypatch.setattr(linear_svm, "face_step", recorded)
@@ -434,3 +434,24 @@ def test_left_singular_vectors_match_numpys_svd(shape):
     # as accurate as an SVD: errors of a few eps·σ_max (the small values are not relatively exact)
     np.testing.assert_allclose(sv, sv_ref, rtol=1e-10, atol=1e-13 * sv_ref[0])
     np.testing.assert_allclose(np.abs(np.sum(U * U_ref, axis=0)), 1.0, atol=1e-8)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_projected_search_on_faces_wider_than_the_columns(seed):
+    """Sixty free α's, twenty columns of rank 3 scaled by 1e4 (CG-Boost's master on one kernel
+    late in a fit: more free u than columns): a step stopped at the first bound fixes one α;
+    with ``search_wide`` the projected path fixes several and ends lower, on the constraints."""
+    rng = np.random.default_rng(seed)
+    m, J, C = 60, 20, 1.0
+    A = 1e4 * rng.normal(size=(m, 3)) @ rng.normal(size=(3, J))
+    y = np.where(A[:, 0] + 0.5 * rng.normal(size=m) > 0, 1.0, -1.0)
+    f, grad = _dual(A, y)
+    out = {}
+    for wide in (False, True):
+        a = feasible_alpha(np.full(m, C / 2.0), y)
+        step = face_step(A, y, a, grad(a), C, search_wide=wide)
+        assert step.moved and step.clipped
+        assert a.min() >= 0.0 and a.max() <= C and abs(float(y @ a)) < 1e-9
+        out[wide] = (f(a), np.count_nonzero((a == 0.0) | (a == C)))
+    assert out[False][1] == 1 and out[True][1] >= 5
+    assert out[True][0] < out[False][0]
