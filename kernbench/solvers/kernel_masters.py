@@ -637,24 +637,20 @@ class ColumnRange:
         self._H += np.outer(c, c)
 
 
-def solve_reduced_dual(
-    basis: ColumnRange, y: np.ndarray, C: float
-) -> tuple[np.ndarray, float, int]:
+def solve_reduced_dual(basis: ColumnRange, y: np.ndarray, C: float) -> np.ndarray:
     """The dual of (11) in the columns' range, by Clarabel's interior point.
 
     min ½ vᵀHv − 1ᵀu over (u, v) subject to v = Bᵀ(y∘u), yᵀu = 0, 0 ≤ u ≤ C: the dual
     max 1ᵀu − ½‖Aᵀ(y∘u)‖² written with AAᵀ = BHBᵀ. Its KKT system eliminates the diagonal
     u block into an r × r one: O(m·r²) per iteration, 13-18 iterations, whatever the degeneracy
     of the dual (hundreds of u at each bound for a few free: pairwise and face steps crawl
-    there). b is the multiplier of yᵀu = 0.
+    there). Only u is returned: the caller's SMO certifies or finishes it and takes b from its
+    own gradient.
 
     Returns
     -------
-    u : ndarray of shape (m,)
+    ndarray of shape (m,)
         The interior point's u, clipped to [0, C], yᵀu = 0 restored.
-    b : float
-    n_iter : int
-        Interior-point iterations.
 
     Raises
     ------
@@ -685,8 +681,7 @@ def solve_reduced_dual(
     status = str(sol.status)
     if status not in ("Solved", "AlmostSolved"):
         raise RuntimeError(f"Clarabel could not solve the reduced CG-Boost dual: {status}")
-    u = feasible_alpha(np.clip(np.asarray(sol.x[:m]), 0.0, C), y)
-    return u, float(sol.z[r]), int(sol.iterations)
+    return feasible_alpha(np.clip(np.asarray(sol.x[:m]), 0.0, C), y)
 
 
 def _snap_to_bounds(u: np.ndarray, y: np.ndarray, C: float, rel: float = 1e-6) -> np.ndarray:
@@ -906,7 +901,7 @@ class SMOKernelMaster:
         if self._ipm and not self._range.exceeded:  # the interior point in the columns' range
             start = time.perf_counter()
             try:
-                u, _, n_iter = solve_reduced_dual(self._range, self._y, self.C)
+                u = solve_reduced_dual(self._range, self._y, self.C)
             except RuntimeError:
                 # Clarabel stopped short (InsufficientProgress on satimage's mixture): this solve
                 # and the next ones by SMO, from the last point, until a slow one moves it back
