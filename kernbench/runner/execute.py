@@ -241,7 +241,13 @@ def _with_sources(todo: list[Cell], full: Sequence[Cell], known: Mapping[str, st
 
 
 def _waves(todo: Sequence[Cell]) -> list[list[Cell]]:
-    """Cells in dependency waves: a cell runs in the wave after the source it takes from."""
+    """Cells in dependency waves: a cell runs in a wave after the source it takes from.
+
+    Every wave ends when its slowest cell does, and a core idles meanwhile. So only the cells
+    that others take from (usually quick SVM selections) run in the early waves, each as early
+    as its own source allows; every cell nothing takes from runs in the last wave, where the
+    long cells of a table keep both cores busy to the end.
+    """
     in_todo = {c.cell_id: c for c in todo}
     depth: dict[str, int] = {}
 
@@ -251,9 +257,11 @@ def _waves(todo: Sequence[Cell]) -> list[list[Cell]]:
             depth[c.cell_id] = 0 if src is None else level(src) + 1
         return depth[c.cell_id]
 
+    sources = {c.source_id for c in todo if c.source_id in in_todo}
+    last = 1 + max((level(in_todo[s]) for s in sources), default=-1)
     waves: dict[int, list[Cell]] = {}
     for c in todo:
-        waves.setdefault(level(c), []).append(c)
+        waves.setdefault(level(c) if c.cell_id in sources else last, []).append(c)
     return [waves[k] for k in sorted(waves)]
 
 

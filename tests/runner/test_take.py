@@ -126,3 +126,22 @@ def test_bad_take_is_a_spec_error_naming_the_key(tmp_path, edit, match):
     with pytest.raises(SpecError, match=match) as info:
         _spec(tmp_path, spec)
     assert "take" in str(info.value) or "grid" in str(info.value)
+
+
+def test_only_sources_wait_for_a_wave_the_rest_run_together(tmp_path):
+    """A wave ends with its slowest cell: cells nothing takes from all run in the last wave,
+    so a long cell of the first methods does not hold back the cells that take parameters."""
+    from kernbench.runner.execute import _waves
+
+    spec = copy.deepcopy(SPEC)
+    spec["methods"]["Ada"] = {"estimator": "adaboost", "grid": {"n_estimators": [5]}}
+    cells = plan_cells(_spec(tmp_path, spec))
+    waves = _waves(cells)
+    methods = [sorted({c.method.label for c in w}) for w in waves]
+    assert methods == [["SVM-RBF"], ["Ada", "RFF"]]
+    assert sum(len(w) for w in waves) == len(cells) == 6
+    by_id = {c.cell_id: i for i, w in enumerate(waves) for c in w}
+    assert all(by_id[c.source_id] < by_id[c.cell_id] for c in cells if c.source_id)
+    # with the sources finished (not in todo), everything runs in one wave
+    rest = [c for c in cells if c.method.label != "SVM-RBF"]
+    assert [len(w) for w in _waves(rest)] == [4]
