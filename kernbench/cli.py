@@ -191,6 +191,15 @@ def run(
         f"{reused}; this run: {counts} in {summary.seconds:.1f} s -> {summary.out_dir}",
         highlight=False,
     )
+    for (category, message), n in sorted(summary.warned.items(), key=lambda kv: -kv[1])[:3]:
+        line = f"note: {n} cell(s) warned {category}: {message}"
+        err.print(printable(line), highlight=False, markup=False)
+    if summary.warned:
+        err.print(
+            f"note: each cell's warnings are in {summary.out_dir}/cells.csv (column 'warnings')",
+            highlight=False,
+            markup=False,
+        )
     if summary.failed:
         err.print(f"[bold red]{len(summary.failed)} cell(s) did not finish:[/]")
         for dataset, r, method, message in summary.failed[:20]:

@@ -107,7 +107,7 @@ PERCENT_VALUES = tuple(n for n, v in VALUES.items() if v.percent)
 #: the chosen parameters follow as ``param.<name>`` columns
 FRAME_COLUMNS = (
     "dataset", "realisation", "method", "estimator", "status", *VALUES,
-    "n_train", "n_test", "split", "error", "cell_id", "attempts",
+    "n_train", "n_test", "split", "error", "warnings", "cell_id", "attempts",
 )  # fmt: skip
 
 
@@ -140,6 +140,12 @@ def frame_record(row: dict[str, Any]) -> dict[str, Any]:
         rec[name] = res.get(name) if v.in_result else row.get(name)
     rec["n_train"], rec["n_test"] = res.get("n_train"), res.get("n_test")
     rec["split"] = (res.get("split_info") or {}).get("split")
+    rec["warnings"] = (
+        "; ".join(
+            f"{w['category']}×{w['count']}: {w['message']}" for w in res.get("warnings") or ()
+        )
+        or None
+    )
     for k, v in (row.get("params") or {}).items():
         rec[f"param.{k}"] = v
     return rec

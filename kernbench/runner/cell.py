@@ -12,6 +12,8 @@ import socket
 import subprocess
 import time
 import traceback
+import warnings
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -87,13 +89,44 @@ def git_revision() -> dict[str, str | bool] | None:
     return {"sha": sha, "dirty": dirty}
 
 
+#: at most this many distinct warnings are kept per cell (each with its count)
+MAX_WARNINGS = 10
+#: categories Python hides by default: not a cell's concern
+_HIDDEN = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+
+
+def warning_summary(caught: list[warnings.WarningMessage]) -> list[dict[str, Any]]:
+    """Distinct warnings (category, first line of the message) with how often each was raised,
+    most frequent first, at most :data:`MAX_WARNINGS`."""
+    counts = Counter(
+        (w.category.__name__, (str(w.message).splitlines() or [""])[0][:300])
+        for w in caught
+        if not issubclass(w.category, _HIDDEN)
+    )
+    return [
+        {"category": category, "message": message, "count": n}
+        for (category, message), n in counts.most_common(MAX_WARNINGS)
+    ]
+
+
 def run_cell(cell: Cell) -> CellRecord:
     """Compute one cell: realisation -> preprocessing -> CV selection -> refit -> test.
 
     Never raises for a problem inside the cell: it returns a ``failed`` (or ``skipped`` when the
     realisation does not exist under ``protocol.fallback: fewer``) record carrying the error and
-    traceback.
+    traceback. Warnings raised inside the cell (e.g. a solver that did not converge at one grid
+    point) are not printed: they are counted and kept in ``result["warnings"]``.
     """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rec = _run_cell(cell)
+    summary = warning_summary(caught)
+    if summary:
+        rec.result["warnings"] = summary
+    return rec
+
+
+def _run_cell(cell: Cell) -> CellRecord:
     from kernbench.datasets import RealisationUnavailable, make_realisation, register_entry
     from kernbench.methods import get_method
     from kernbench.runner.select import select_fit_score

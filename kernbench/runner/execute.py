@@ -42,6 +42,8 @@ class RunSummary:
     failed: list[tuple[str, int, str, str]] = field(default_factory=list)
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    #: (category, message) -> number of this run's cells that raised that warning
+    warned: dict[tuple[str, str], int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -184,6 +186,9 @@ def run_experiment(
                 backup_store(store)
                 since_backup = 0
             summary.counts[rec.status] = summary.counts.get(rec.status, 0) + 1
+            for w in rec.result.get("warnings") or ():
+                key = (w["category"], w["message"])
+                summary.warned[key] = summary.warned.get(key, 0) + 1
             if rec.status not in FINAL_STATUSES:
                 kept = "" if replaced else " (its earlier finished result is kept)"
                 summary.failed.append(

@@ -1,0 +1,66 @@
+"""One cell's warnings: counted into its record, kept off the terminal, summarised by ``run``."""
+
+from __future__ import annotations
+
+import csv
+import warnings
+
+import yaml
+from typer.testing import CliRunner
+
+from kernbench.cli import app
+from kernbench.runner.cell import MAX_WARNINGS, warning_summary
+from kernbench.store import Store
+
+SPEC = {
+    "name": "warns",
+    "datasets": [{"name": "twonorm", "options": {"n_train": 60, "n_test": 100, "d": 5}}],
+    "protocol": {"n_realisations": 1, "cv_folds": 3, "seed": 3},
+    "methods": {
+        # one LIBLINEAR iteration cannot converge: scikit-learn warns at every fit
+        "RFF": {
+            "estimator": "rff_svm",
+            "params": {"n_components": 20, "max_iter": 1},
+            "grid": {"C": [1.0, 100.0]},
+        },
+        "AdaBoost": {"estimator": "adaboost", "grid": {"n_estimators": [5]}},
+    },
+}
+
+
+def test_summary_counts_distinct_warnings_and_drops_the_hidden_categories():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            warnings.warn("solver did not converge\nsecond line", RuntimeWarning, stacklevel=1)
+        warnings.warn("old API", DeprecationWarning, stacklevel=1)
+        warnings.warn("other", UserWarning, stacklevel=1)
+        for k in range(2 * MAX_WARNINGS):
+            warnings.warn(f"distinct {k}", UserWarning, stacklevel=1)
+    summary = warning_summary(caught)
+    assert summary[0] == {
+        "category": "RuntimeWarning",
+        "message": "solver did not converge",
+        "count": 3,
+    }
+    assert len(summary) == MAX_WARNINGS
+    assert all(w["category"] != "DeprecationWarning" for w in summary)
+
+
+def test_a_cells_warnings_are_recorded_and_summarised_not_printed(tmp_path):
+    path = tmp_path / "warns.yaml"
+    path.write_text(yaml.safe_dump(SPEC), encoding="utf-8")
+    out = tmp_path / "res"
+    res = CliRunner().invoke(app, ["run", str(path), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    assert "ConvergenceWarning" in res.output and "1 cell(s) warned" in res.output
+    assert "warnings.warn(" not in res.output  # nothing printed by the warnings module itself
+    with Store(out) as store:
+        rows = {r["method"]: r for r in store.rows()}
+    (w,) = rows["RFF"]["result"]["warnings"]
+    assert w["category"] == "ConvergenceWarning" and w["count"] == 7  # 2 C x 3 folds + refit
+    assert "warnings" not in rows["AdaBoost"]["result"]
+    with open(out / "cells.csv", newline="", encoding="utf-8") as f:
+        by_method = {r["method"]: r["warnings"] for r in csv.DictReader(f)}
+    assert by_method["RFF"].startswith("ConvergenceWarning×7: ")
+    assert by_method["AdaBoost"] == ""
