@@ -18,6 +18,13 @@ C library's cosine for |x| ≤ :data:`COS_ARG_LIMIT`; larger arguments use ``np.
 The sums run in a different order than the BLAS matrix–vector product they replace, so the
 scores agree with the previous ones to rounding (relative 1e-15), and the chosen candidate is
 the same except for candidates tied to that precision.
+
+Z is formed a block of rows at a time, each block small enough to stay in the core's L2 cache
+(:data:`L2_ENTRIES`) while the compiled pass reads it: the m × P matrix is never written to and
+read back from memory (20 MB at m = 1300, P = 2000). A row of XΘ is the same whether the product
+is formed whole or by rows (the BLAS kernel sums each entry over the D features in order), and the
+pass adds the rows into the scores in the same order either way, so the blocking changes no bit
+of the scores (tested).
 """
 
 from __future__ import annotations
@@ -27,7 +34,9 @@ import numpy as np
 
 #: the polynomial cosine is used for |x| up to this (its argument reduction is exact below ~1.6e6)
 COS_ARG_LIMIT = 1.0e5
-#: Z = XΘ is formed for this many candidate entries at a time (bounds the m × P block's memory)
+#: Z = XΘ is formed a block of rows at a time, of about this many entries (512 KB: in L2)
+L2_ENTRIES = 65_536
+#: the C library's cosine (huge arguments) runs on blocks of up to this many candidate entries
 BLOCK_ENTRIES = 4_000_000
 
 _TWO_OVER_PI = 6.36619772367581382433e-01
@@ -55,9 +64,8 @@ def _cos(x):  # pragma: no cover - numba
 
 @numba.njit(cache=True, fastmath={"contract"})
 def cos_column_sums(Z, kappa, g, out):  # pragma: no cover - numba
-    """out[p] = Σ_i g_i cos(Z[i, p] − kappa[p]) for a C-contiguous block Z (m × P)."""
+    """out[p] += Σ_i g_i cos(Z[i, p] − kappa[p]) for a C-contiguous block Z (rows × P)."""
     m, P = Z.shape
-    out[:] = 0.0
     for i in range(m):
         gi = g[i]
         row = Z[i]
@@ -67,9 +75,8 @@ def cos_column_sums(Z, kappa, g, out):  # pragma: no cover - numba
 
 @numba.njit(cache=True)
 def sign_column_sums(Z, kappa, g, out):  # pragma: no cover - numba
-    """out[p] = Σ_i g_i sign(Z[i, p] − kappa[p]) with sign(0) = +1, for a block Z (m × P)."""
+    """out[p] += Σ_i g_i sign(Z[i, p] − kappa[p]) with sign(0) = +1, for a block Z (rows × P)."""
     m, P = Z.shape
-    out[:] = 0.0
     for i in range(m):
         gi = g[i]
         row = Z[i]
@@ -103,25 +110,39 @@ def candidate_scores(
     """
     m = X.shape[0]
     P = Theta.shape[1]
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    Theta = np.ascontiguousarray(Theta, dtype=np.float64)
     g = np.ascontiguousarray(g, dtype=np.float64)
     kappa = np.ascontiguousarray(kappa, dtype=np.float64)
-    block = max(1, BLOCK_ENTRIES // max(m, 1))
-    scores = np.empty(P)
-    polynomial_cos = activation == "cos" and (
+    if activation == "cos" and not (
         # |θ_pᵀx_i − κ_p| ≤ max‖x_i‖·max‖θ_p‖ + max|κ_p| (Cauchy–Schwarz), without forming |Z|
         np.sqrt((X * X).sum(axis=1).max(initial=0.0) * (Theta * Theta).sum(axis=0).max(initial=0.0))
         + np.abs(kappa).max(initial=0.0)
         <= COS_ARG_LIMIT
-    )
+    ):
+        return _library_cos_scores(X, g, Theta, kappa)
+    column_sums = sign_column_sums if activation == "sign" else cos_column_sums
+    scores = np.zeros(P)
+    rows = max(1, min(m, L2_ENTRIES // max(P, 1)))
+    buffer = np.empty((rows, P))
+    for start in range(0, m, rows):
+        stop = min(m, start + rows)
+        Z = buffer[: stop - start]
+        np.matmul(X[start:stop], Theta, out=Z)
+        column_sums(Z, kappa, g[start:stop], scores)
+    return scores
+
+
+def _library_cos_scores(
+    X: np.ndarray, g: np.ndarray, Theta: np.ndarray, kappa: np.ndarray
+) -> np.ndarray:
+    """The scores with the C library's cosine (arguments too large for the polynomial one)."""
+    m, P = X.shape[0], Theta.shape[1]
+    block = max(1, BLOCK_ENTRIES // max(m, 1))
+    scores = np.empty(P)
     for start in range(0, P, block):
         stop = min(P, start + block)
-        Z = np.ascontiguousarray(X @ Theta[:, start:stop])
-        k = kappa[start:stop]
-        if activation == "sign":
-            sign_column_sums(Z, k, g, scores[start:stop])
-        elif polynomial_cos:
-            cos_column_sums(Z, k, g, scores[start:stop])
-        else:  # huge arguments (a tiny σ): the C library's cosine
-            Z -= k
-            scores[start:stop] = np.cos(Z, out=Z).T @ g
+        Z = X @ Theta[:, start:stop]
+        Z -= kappa[start:stop]
+        scores[start:stop] = np.cos(Z, out=Z).T @ g
     return scores

@@ -96,3 +96,26 @@ def test_adaboost_with_sampled_perceptrons_is_unchanged() -> None:
     for a, b in zip(new.weak_learners_, old.weak_learners_):
         np.testing.assert_array_equal(a.theta, b.theta)
         assert (a.kappa, a.polarity) == (b.kappa, b.polarity)
+
+
+@pytest.mark.parametrize("activation", ["cos", "sign"])
+@pytest.mark.parametrize(("m", "D", "P"), [(560, 30, 2000), (1300, 18, 2000), (77, 5, 3001)])
+def test_row_blocks_change_no_bit_of_the_scores(activation: str, m: int, D: int, P: int) -> None:
+    """Z is formed by blocks of rows (some of them partial): the scores are bitwise those of the
+    whole m × P product passed through the same compiled kernel in one go."""
+    from kernbench.solvers.candidate_scores import (
+        L2_ENTRIES,
+        cos_column_sums,
+        sign_column_sums,
+    )
+
+    assert m > L2_ENTRIES // P  # more than one block, the last one partial
+    rng = np.random.default_rng(m + D)
+    X = rng.normal(size=(m, D)) / np.sqrt(D)
+    Theta = rng.normal(size=(D, P))
+    kappa = rng.uniform(0.0, 2.0 * np.pi, size=P)
+    g = rng.normal(size=m)
+    whole = np.zeros(P)
+    kernel = cos_column_sums if activation == "cos" else sign_column_sums
+    kernel(np.ascontiguousarray(X @ Theta), kappa, g, whole)
+    np.testing.assert_array_equal(candidate_scores(X, g, Theta, kappa, activation), whole)
