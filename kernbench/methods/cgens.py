@@ -18,6 +18,7 @@ from kernbench.methods.column_generation import ColumnGenerationClassifier, Mast
 from kernbench.methods.registry import register
 from kernbench.solvers.linear_svm import RestrictedLinearSVM
 from kernbench.weak.base import Pick
+from kernbench.weak.stumps import MAX_BINS_LIMIT
 
 
 @register("cgens")
@@ -41,6 +42,11 @@ class CGENS(ColumnGenerationClassifier):
         P, the fresh candidates per oracle call of the sampled spaces.
     sigma : float, default=1.0
         Bandwidth of the Fourier features (θ ~ N(0, σ⁻² I)).
+    max_bins : int or None, default=None
+        ``weak_learner="stump"`` only. None: every threshold between consecutive distinct
+        values. An integer B: the binned (histogram) stump search, at most B − 1 thresholds per
+        feature near its B-quantiles, as in :class:`~kernbench.methods.adaboost.AdaBoost`; the
+        option for data of 10⁵ rows and more (docs/performance.md).
     solver_tol : float, default=1e-3
         Projected-gradient tolerance of each restricted solve (1e-8 for invariant checks).
     solver_max_epochs : int, default=1000
@@ -72,6 +78,7 @@ class CGENS(ColumnGenerationClassifier):
         "weak_learner": [StrOptions({"stump", "perceptron", "fourier"})],
         "n_candidates": [Interval(Integral, 1, None, closed="left")],
         "sigma": [Interval(Real, 0, None, closed="neither")],
+        "max_bins": [Interval(Integral, 2, MAX_BINS_LIMIT, closed="both"), None],
         "solver_tol": [Interval(Real, 0, None, closed="neither")],
         "solver_max_epochs": [Interval(Integral, 1, None, closed="left")],
         "solver_inner_epochs": [Interval(Integral, 1, None, closed="left"), None],
@@ -94,6 +101,7 @@ class CGENS(ColumnGenerationClassifier):
         weak_learner: str = "stump",
         n_candidates: int = 2000,
         sigma: float = 1.0,
+        max_bins: int | None = None,
         solver_tol: float = 1e-3,
         solver_max_epochs: int = 1000,
         solver_inner_epochs: int | None = None,
@@ -107,6 +115,7 @@ class CGENS(ColumnGenerationClassifier):
         self.weak_learner = weak_learner
         self.n_candidates = n_candidates
         self.sigma = sigma
+        self.max_bins = max_bins
         self.solver_tol = solver_tol
         self.solver_max_epochs = solver_max_epochs
         self.solver_inner_epochs = solver_inner_epochs

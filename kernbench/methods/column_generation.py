@@ -211,8 +211,11 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
     def _make_space(self, X: np.ndarray) -> Any:
         """The weak-learner space on the training X, or None if it has no candidate."""
         kind = getattr(self, "weak_learner", "stump")
+        max_bins = getattr(self, "max_bins", None)
+        if max_bins is not None and kind != "stump":
+            raise ValueError(f"max_bins applies to weak_learner='stump' only, not {kind!r}")
         if kind == "stump":
-            space = StumpSpace(X, include_constant=self._include_constant)
+            space = StumpSpace(X, include_constant=self._include_constant, max_bins=max_bins)
             return space if space.n_candidates > 0 else None
         n_cand = getattr(self, "n_candidates", 2000)
         if kind == "perceptron":

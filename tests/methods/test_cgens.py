@@ -193,3 +193,29 @@ def test_feature_usage_counts_the_selected_stumps():
     np.testing.assert_allclose(est.feature_usage_, expected)  # CGENS has no constant stump
     fourier = CGENS(C=1.0, max_iter=3, weak_learner="fourier", n_candidates=20, random_state=0)
     assert fourier.fit(X, y).feature_usage_ is None
+
+
+def test_binned_stump_search_equals_the_exact_one_when_every_cut_fits():
+    """max_bins ≥ the distinct values of every feature: the binned search has every cut, so the
+    path (learners and coefficients) is the exact search's."""
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 6, size=(120, 4)).astype(float)  # 6 distinct values per feature
+    y = np.where(X[:, 0] + X[:, 1] - 0.5 * X[:, 2] + rng.normal(0, 1.0, 120) > 4.5, 1, -1)
+    kw = dict(C=1.0, max_iter=15, bias_mode="liblinear", random_state=0)
+    exact, binned = CGENS(**kw).fit(X, y), CGENS(max_bins=8, **kw).fit(X, y)
+    assert binned.learners_ == exact.learners_
+    np.testing.assert_allclose(binned.coef_, exact.coef_, rtol=1e-12, atol=1e-12)
+
+
+def test_binned_stump_search_picks_only_binned_thresholds():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(400, 3))
+    y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] > 0, 1, -1)
+    est = CGENS(C=10.0, max_iter=30, max_bins=8, bias_mode="liblinear", random_state=0).fit(X, y)
+    space = StumpSpace(X, include_constant=False, max_bins=8)
+    allowed = set(zip(space.candidate_features.tolist(), space.candidate_thresholds.tolist()))
+    assert est.n_iter_ > 5
+    assert all((h.feature, h.threshold) in allowed for h in est.learners_)
+    assert np.mean(est.predict(X) == y) > 0.85
+    with pytest.raises(ValueError, match="stump"):
+        CGENS(weak_learner="perceptron", max_bins=8).fit(X, y)
