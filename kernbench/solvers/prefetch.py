@@ -1,0 +1,54 @@
+"""A software prefetch for compiled loops that visit the rows of a large array in random order.
+
+The dual coordinate descent of the linear SVM (:func:`kernbench.solvers.linear_svm.dcd_solve`)
+visits the rows of the m × J column buffer in a random permutation. Once the buffer outgrows the
+caches (10⁶ rows × 100 columns is 100 MB), every row is a main-memory miss that the core waits
+for, although its index is known several rows ahead. :func:`prefetch_row` tells the CPU to start
+fetching that row; it changes no value the loop computes, only when the memory arrives.
+"""
+
+from __future__ import annotations
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+# LLVM 15 moved to opaque pointers, which renamed the intrinsic's pointer suffix
+_PREFETCH = "llvm.prefetch.p0" if llvm.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
+
+
+@intrinsic
+def prefetch_row(typingctx, array, row):  # pragma: no cover - numba
+    """Prefetch the first cache line of ``array[row]`` (2-D ``array``) into all cache levels.
+
+    A hint only (no fault on any address): nothing the caller computes depends on it.
+    """
+    if not (isinstance(array, types.Array) and array.ndim == 2 and isinstance(row, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        aryty, rowty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        index = context.cast(builder, args[1], rowty, types.intp)
+        zero = context.get_constant(types.intp, 0)
+        ptr = cgutils.get_item_pointer2(
+            context,
+            builder,
+            data=ary.data,
+            shape=cgutils.unpack_tuple(builder, ary.shape),
+            strides=cgutils.unpack_tuple(builder, ary.strides),
+            layout=aryty.layout,
+            inds=[index, zero],
+            boundscheck=False,
+        )
+        raw = builder.bitcast(ptr, cgutils.voidptr_t)
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, _PREFETCH)
+        # read access, high temporal locality (keep in every cache level), data cache
+        builder.call(fn, [raw, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(array, row), codegen
