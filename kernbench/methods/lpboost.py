@@ -43,6 +43,7 @@ from kernbench.solvers.lp import (
     solve_lpboost_nu_cvxpy,
 )
 from kernbench.weak.base import Pick
+from kernbench.weak.stumps import MAX_BINS_LIMIT
 
 
 @register("lpboost")
@@ -77,6 +78,9 @@ class LPBoost(ColumnGenerationClassifier):
     weak_learner : {"stump", "perceptron", "fourier"}, default="stump"
     n_candidates : int, default=2000
     sigma : float, default=1.0
+    max_bins : int or None, default=None
+        ``weak_learner="stump"`` only: the binned (histogram) stump search with at most
+        ``max_bins`` − 1 thresholds per feature (None: every threshold), as in CGENS and AdaBoost.
     random_state : int, RandomState or None, default=None
 
     Attributes
@@ -103,6 +107,7 @@ class LPBoost(ColumnGenerationClassifier):
         "weak_learner": [StrOptions({"stump", "perceptron", "fourier"})],
         "n_candidates": [Interval(Integral, 1, None, closed="left")],
         "sigma": [Interval(Real, 0, None, closed="neither")],
+        "max_bins": [Interval(Integral, 2, MAX_BINS_LIMIT, closed="both"), None],
         "random_state": ["random_state"],
     }
     # 1: C=None runs the ν-LP (was the C-form with C = 1/(νm)); 2: the ν-master stores ±1 columns
@@ -129,6 +134,7 @@ class LPBoost(ColumnGenerationClassifier):
         weak_learner: str = "stump",
         n_candidates: int = 2000,
         sigma: float = 1.0,
+        max_bins: int | None = None,
         random_state=None,
     ) -> None:
         self.C = C
@@ -140,6 +146,7 @@ class LPBoost(ColumnGenerationClassifier):
         self.weak_learner = weak_learner
         self.n_candidates = n_candidates
         self.sigma = sigma
+        self.max_bins = max_bins
         self.random_state = random_state
 
     def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:

@@ -34,15 +34,16 @@ def _linprog_full(X, y, C):
     return res.fun
 
 
-def _full_stump_matrix(X):
+def _full_stump_matrix(X, max_bins=None):
     """The negation-complete canonical stump matrix [H, −H] with the ±1 columns."""
-    H, _ = StumpSpace(X, include_constant=False).full_matrix(with_constant=True)
+    space = StumpSpace(X, include_constant=False, max_bins=max_bins)
+    H, _ = space.full_matrix(with_constant=True)
     return np.c_[H, -H]
 
 
-def _linprog_nu_full(X, y, nu):
+def _linprog_nu_full(X, y, nu, max_bins=None):
     """The ν-LP on [H, −H] over x = (a, ξ, ρ): min −ρ + D·1ᵀξ, ρ − y_i H_i a − ξ_i ≤ 0, 1ᵀa = 1."""
-    Hn = _full_stump_matrix(X)
+    Hn = _full_stump_matrix(X, max_bins)
     m, n = Hn.shape
     D = 1.0 / (nu * m)
     c = np.r_[np.zeros(n), D * np.ones(m), -1.0]
@@ -267,3 +268,14 @@ def test_staged_decisions_follow_the_coefficient_path():
     H = est._learner_matrix(X)
     for dec, w in zip(staged, est.coef_path_):
         np.testing.assert_allclose(dec, H[:, : w.size] @ w)
+
+
+def test_binned_stumps_converge_to_the_nu_lp_over_the_binned_stump_matrix():
+    """max_bins: column generation over the binned stump space reaches linprog's ν-LP optimum on
+    that space's full matrix, which is not the exact space's optimum."""
+    X, y = _toy()
+    est = LPBoost(nu=0.1, max_bins=6, max_iter=1000).fit(X, y)
+    assert est.stop_reason_ == "converged"
+    binned = _linprog_nu_full(X, _pm1(est, y), 0.1, max_bins=6)
+    assert est.trace_["objective"][-1] == pytest.approx(binned, rel=1e-7)
+    assert abs(binned - _linprog_nu_full(X, _pm1(est, y), 0.1)) > 1e-3 * abs(binned)
