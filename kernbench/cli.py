@@ -191,7 +191,7 @@ def run(
         f"{reused}; this run: {counts} in {summary.seconds:.1f} s -> {summary.out_dir}",
         highlight=False,
     )
-    for (category, message), n in sorted(summary.warned.items(), key=lambda kv: -kv[1])[:3]:
+    for (category, message), n in summary.warned.most_common(3):
         line = f"note: {n} cell(s) warned {category}: {message}"
         err.print(printable(line), highlight=False, markup=False)
     if summary.warned:

@@ -13,6 +13,7 @@ import signal
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -43,7 +44,7 @@ class RunSummary:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     #: (category, message) -> number of this run's cells that raised that warning
-    warned: dict[tuple[str, str], int] = field(default_factory=dict)
+    warned: Counter[tuple[str, str]] = field(default_factory=Counter)
 
     @property
     def ok(self) -> bool:
@@ -186,9 +187,9 @@ def run_experiment(
                 backup_store(store)
                 since_backup = 0
             summary.counts[rec.status] = summary.counts.get(rec.status, 0) + 1
-            for w in rec.result.get("warnings") or ():
-                key = (w["category"], w["message"])
-                summary.warned[key] = summary.warned.get(key, 0) + 1
+            summary.warned.update(
+                (w["category"], w["message"]) for w in rec.result.get("warnings") or ()
+            )
             if rec.status not in FINAL_STATUSES:
                 kept = "" if replaced else " (its earlier finished result is kept)"
                 summary.failed.append(
