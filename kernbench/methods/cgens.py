@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -85,9 +86,16 @@ class CGENS(ColumnGenerationClassifier):
         "gap_trace": ["boolean"],
         "random_state": ["random_state"],
     }
-    # 1: the exact-bias SMO's face steps follow zero-curvature rays (restricted solves end at
-    # other points within the tolerance, so later columns and test errors can differ)
-    _result_revision = 1
+
+    @staticmethod
+    def _result_revision_for(params: dict[str, Any], grid: dict[str, list[Any]]) -> int:
+        """1: the exact-bias SMO's face steps follow zero-curvature rays; 2, exact bias only: the
+        SMO shrinks its active set (LIBSVM's shrinking). Both end restricted solves at other
+        points within the tolerance, so later columns and test errors can differ; cells with
+        ``bias_mode: liblinear`` keep revision 1 and their identity."""
+        modes = grid.get("bias_mode", [params.get("bias_mode", "exact")])
+        return 2 if "exact" in modes else 1
+
     _binary_only = True
     _include_constant = False  # the model has a bias: no constant column
     _absolute_pricing = True  # criterion (8)

@@ -41,6 +41,7 @@ import scipy.sparse as sp
 
 from kernbench.solvers.column_buffer import ColumnBuffer
 from kernbench.solvers.linear_svm import (
+    add_outer,
     face_descent,
     feasible_alpha,
     libsvm_rho,
@@ -528,7 +529,7 @@ class SVMKernelMaster:
         """Append a training column (m,) as a new feature: G += k kᵀ."""
         col = np.asarray(column, dtype=np.float64)
         self._cols.append(col)
-        self._G += np.outer(col, col)
+        add_outer(self._G, np.ascontiguousarray(col, dtype=np.float64))
 
     def solve(self) -> KernelMasterResult:
         """Solve the SVM dual on the current Gram matrix."""
@@ -937,6 +938,7 @@ class SMOKernelMaster:
                 self.C,
                 self.tol,
                 min(self.chunk, self.max_steps - steps),
+                False,
             )
             steps += int(n)
             if ok or steps >= self.max_steps:

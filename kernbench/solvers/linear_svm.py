@@ -18,7 +18,8 @@ Two ``bias_mode`` values:
     SMO runs in chunks of 3·m pair updates; after a chunk that did not converge, steps on the face
     of the free α's (:func:`face_descent`: a Newton step, or a zero-curvature ray where the face
     is unbounded, until one is not clipped), since pairwise updates stall when the free block of
-    Q = (yyᵀ)∘ΦΦᵀ is singular (more free α's than columns). Stopping rule: the maximal KKT
+    Q = (yyᵀ)∘ΦΦᵀ is singular (more free α's than columns). The SMO shrinks its active set as
+    LIBSVM does (``shrinking``; see :func:`smo_solve`). Stopping rule: the maximal KKT
     violation m(α) − M(α) ≤ ``tol`` (LIBSVM's rule), or the step cap ``max_epochs · m``.
 
 ``"liblinear"``
@@ -75,64 +76,184 @@ class SolveInfo:
 
 
 @numba.njit(cache=True)
-def _kernel_row(use_gram, K, Phi, J, i, out):
-    """out[t] = φ_tᵀφ_i (from the Gram matrix, or from the first J columns of Phi)."""
+def _kernel_row(Phi, J, i, out):
+    """out[t] = φ_tᵀφ_i from the first J columns of Phi."""
     m = out.shape[0]
-    if use_gram:
-        for t in range(m):
-            out[t] = K[i, t]
-    else:
-        for t in range(m):
-            s = 0.0
-            for k in range(J):
-                s += Phi[t, k] * Phi[i, k]
-            out[t] = s
+    for t in range(m):
+        s = 0.0
+        for k in range(J):
+            s += Phi[t, k] * Phi[i, k]
+        out[t] = s
 
 
 @numba.njit(cache=True)
-def smo_solve(use_gram, K, Phi, J, diag, y, alpha, G, C, tol, max_steps):  # pragma: no cover
+def add_outer(K, h):  # pragma: no cover - numba
+    """K += hhᵀ in place (the Gram matrix's update for one new column; no m × m temporary).
+
+    Each entry gains the rounded product h_a·h_b, as ``K += np.outer(h, h)`` does.
+    """
+    m = h.shape[0]
+    for a in range(m):
+        ha = h[a]
+        row = K[a]
+        for b in range(m):
+            row[b] += ha * h[b]
+
+
+@numba.njit(cache=True, inline="always")
+def _is_up(yt, at, C):  # pragma: no cover - numba
+    """α_t can move in direction +y_t (the set I_up)."""
+    return (yt > 0 and at < C) or (yt < 0 and at > 0)
+
+
+@numba.njit(cache=True, inline="always")
+def _is_low(yt, at, C):  # pragma: no cover - numba
+    """α_t can move in direction −y_t (the set I_low)."""
+    return (yt > 0 and at > 0) or (yt < 0 and at < C)
+
+
+@numba.njit(cache=True)
+def _select_i(act, n_act, y, alpha, G, C):  # pragma: no cover - numba
+    """(i, gmax, gmax2): i maximises −y_t G_t over I_up (value gmax); gmax2 = max y_t G_t over
+    I_low; both over the active points act[:n_act] (ties: the last in index order)."""
+    gmax = -np.inf
+    gmax2 = -np.inf
+    i = -1
+    for k in range(n_act):
+        t = act[k]
+        yt = y[t]
+        at = alpha[t]
+        if _is_up(yt, at, C):
+            v = -yt * G[t]
+            if v >= gmax:
+                gmax = v
+                i = t
+        if _is_low(yt, at, C):
+            v = yt * G[t]
+            if v >= gmax2:
+                gmax2 = v
+    return i, gmax, gmax2
+
+
+@numba.njit(cache=True)
+def _reconstruct(use_gram, K, Phi, J, y, alpha, G, act, n_act):  # pragma: no cover - numba
+    """Recompute G_t = y_t·φ_tᵀw − 1 (w = Σ_s y_s α_s φ_s) for the points outside act[:n_act]
+    (their gradient is not updated while they are shrunk), then make every point active."""
+    m = y.shape[0]
+    inactive = np.ones(m, dtype=np.bool_)
+    for k in range(n_act):
+        inactive[act[k]] = False
+    if use_gram:
+        sv = np.flatnonzero(alpha > 0.0)
+        for t in range(m):
+            if inactive[t]:
+                s = 0.0
+                for s_ in sv:
+                    s += K[t, s_] * (y[s_] * alpha[s_])
+                G[t] = y[t] * s - 1.0
+    else:
+        w = np.zeros(J)
+        for s_ in range(m):
+            c = y[s_] * alpha[s_]
+            if c != 0.0:
+                for q in range(J):
+                    w[q] += c * Phi[s_, q]
+        for t in range(m):
+            if inactive[t]:
+                s = 0.0
+                for q in range(J):
+                    s += Phi[t, q] * w[q]
+                G[t] = y[t] * s - 1.0
+    for t in range(m):
+        act[t] = t
+    return m
+
+
+@numba.njit(cache=True)
+def _shrink(act, n_act, y, alpha, G, C, gmax, gmax2):  # pragma: no cover - numba
+    """Drop from act[:n_act] the bounded points that cannot enter a violating pair while the
+    extreme values stay (LIBSVM's ``be_shrunk``); keeps index order. Returns the new count."""
+    n = 0
+    for k in range(n_act):
+        t = act[k]
+        yt = y[t]
+        at = alpha[t]
+        gt = G[t]
+        drop = False
+        if at >= C:  # upper bound
+            drop = -gt > (gmax if yt > 0 else gmax2)
+        elif at <= 0.0:  # lower bound
+            drop = gt > (gmax2 if yt > 0 else gmax)
+        if not drop:
+            act[n] = t
+            n += 1
+    return n
+
+
+@numba.njit(cache=True)
+def smo_solve(  # pragma: no cover - numba
+    use_gram, K, Phi, J, diag, y, alpha, G, C, tol, max_steps, shrink
+):
     """SMO on dual (2) with yᵀα = 0 (LIBSVM WSS2 [Fan, Chen & Lin 2005]), in place on α and G.
 
-    ``Phi`` is the C-contiguous column buffer of which the first J columns are used.
+    ``Phi`` is the C-contiguous column buffer of which the first J columns are used; with
+    ``use_gram`` the kernel rows are read from K in place instead.
 
     G is the gradient of f(α) = ½αᵀQα − 1ᵀα, Q = (yyᵀ)∘K, i.e. G_i = y_i φ_iᵀw − 1.
+    Each pair update makes two passes over the active points: the choice of j (reading row i),
+    then the gradient update fused with the next choice of i and the violation.
+
+    ``shrink``: LIBSVM's shrinking. Every min(m, 1000) updates, bounded points that cannot be
+    chosen while the current extreme gradients hold leave the active set and their gradient is no
+    longer updated; it is recomputed from w = Φᵀ(y∘α) (or from K) when the violation first falls
+    below 10·tol, and before any return, where optimality is checked on all points again. G is
+    complete on return either way.
     Returns (steps, violation, converged).
     """
     m = y.shape[0]
-    row_i = np.empty(m)
-    row_j = np.empty(m)
+    buf_i = np.empty(m)
+    buf_j = np.empty(m)
+    act = np.arange(m)
+    n_act = m
+    interval = min(m, 1000)
+    counter = interval
+    unshrunk = False
     steps = 0
-    violation = np.inf
+    i, gmax, gmax2 = _select_i(act, n_act, y, alpha, G, C)
     while True:
-        # I_up: α_t can move in direction +y_t; I_low: in direction −y_t.
-        gmax = -np.inf
-        gmax2 = -np.inf
-        i = -1
-        for t in range(m):
-            yt = y[t]
-            at = alpha[t]
-            if (yt > 0 and at < C) or (yt < 0 and at > 0):
-                v = -yt * G[t]
-                if v >= gmax:
-                    gmax = v
-                    i = t
-            if (yt > 0 and at > 0) or (yt < 0 and at < C):
-                v = yt * G[t]
-                if v >= gmax2:
-                    gmax2 = v
-        violation = gmax + gmax2  # m(α) − M(α)
+        violation = gmax + gmax2  # m(α) − M(α) on the active points
+        if shrink and n_act < m and (violation <= tol or i < 0 or steps >= max_steps):
+            # optimal (or out of steps) on the active set: check every point
+            n_act = _reconstruct(use_gram, K, Phi, J, y, alpha, G, act, n_act)
+            i, gmax, gmax2 = _select_i(act, n_act, y, alpha, G, C)
+            continue
         if violation <= tol or i < 0:
             return steps, violation, True
         if steps >= max_steps:
             return steps, violation, False
-        _kernel_row(use_gram, K, Phi, J, i, row_i)
+        if shrink:
+            counter -= 1
+            if counter == 0:
+                counter = interval
+                if not unshrunk and violation <= 10.0 * tol:
+                    unshrunk = True
+                    if n_act < m:
+                        n_act = _reconstruct(use_gram, K, Phi, J, y, alpha, G, act, n_act)
+                        i, gmax, gmax2 = _select_i(act, n_act, y, alpha, G, C)
+                n_act = _shrink(act, n_act, y, alpha, G, C, gmax, gmax2)
+                continue
+        if use_gram:
+            row_i = K[i]
+        else:
+            _kernel_row(Phi, J, i, buf_i)
+            row_i = buf_i
         kii = diag[i]
         j = -1
         best = np.inf
-        for t in range(m):
+        for k in range(n_act):
+            t = act[k]
             yt = y[t]
-            at = alpha[t]
-            if (yt > 0 and at > 0) or (yt < 0 and at < C):
+            if _is_low(yt, alpha[t], C):
                 b = gmax + yt * G[t]
                 if b > 0:
                     a = kii + diag[t] - 2.0 * row_i[t]
@@ -143,8 +264,16 @@ def smo_solve(use_gram, K, Phi, J, diag, y, alpha, G, C, tol, max_steps):  # pra
                         best = v
                         j = t
         if j < 0:
+            if n_act < m:
+                gmax = -np.inf  # no pair on the active set: check every point
+                gmax2 = -np.inf
+                continue
             return steps, violation, True
-        _kernel_row(use_gram, K, Phi, J, j, row_j)
+        if use_gram:
+            row_j = K[j]
+        else:
+            _kernel_row(Phi, J, j, buf_j)
+            row_j = buf_j
         a = kii + diag[j] - 2.0 * row_i[j]
         if a <= 0:
             a = _TAU
@@ -158,6 +287,10 @@ def smo_solve(use_gram, K, Phi, J, diag, y, alpha, G, C, tol, max_steps):  # pra
         if s > cap_j:
             s = cap_j
         if s <= 0.0:
+            if n_act < m:
+                gmax = -np.inf  # a blocked pair on the active set: check every point
+                gmax2 = -np.inf
+                continue
             return steps, violation, True
         alpha[i] += y[i] * s
         alpha[j] -= y[j] * s
@@ -169,9 +302,26 @@ def smo_solve(use_gram, K, Phi, J, diag, y, alpha, G, C, tol, max_steps):  # pra
             alpha[j] = 0.0
         elif alpha[j] > C:
             alpha[j] = C
-        for t in range(m):
-            G[t] += y[t] * s * (row_i[t] - row_j[t])  # ∂G = Q(Δα), Δα = s(y_i e_i − y_j e_j)
         steps += 1
+        # ∂G = Q(Δα), Δα = s(y_i e_i − y_j e_j), fused with the next choice of i
+        gmax = -np.inf
+        gmax2 = -np.inf
+        i = -1
+        for k in range(n_act):
+            t = act[k]
+            yt = y[t]
+            gt = G[t] + yt * s * (row_i[t] - row_j[t])
+            G[t] = gt
+            at = alpha[t]
+            if _is_up(yt, at, C):
+                v = -yt * gt
+                if v >= gmax:
+                    gmax = v
+                    i = t
+            if _is_low(yt, at, C):
+                v = yt * gt
+                if v >= gmax2:
+                    gmax2 = v
 
 
 _GELSY, _GELSY_LWORK = scipy.linalg.lapack.get_lapack_funcs(
@@ -696,6 +846,8 @@ class RestrictedLinearSVM:
     b : float
     n_face_steps : int
         ``exact`` mode: steps on the face of the free α's taken over all solves.
+    shrinking : bool
+        ``exact`` mode: LIBSVM's shrinking in the SMO (default True; see :func:`smo_solve`).
     max_face_steps, max_free : int
         ``exact`` mode: face steps after one SMO chunk at most (50), and no face step costing
         more than a dense ``max_free``² solve (300; see :func:`face_descent`).
@@ -742,6 +894,7 @@ class RestrictedLinearSVM:
         self.n_face_steps = 0
         self.max_face_steps = 50
         self.max_free = 300
+        self.shrinking = True
 
     # --- state -------------------------------------------------------------------------------
     @property
@@ -805,7 +958,10 @@ class RestrictedLinearSVM:
         self._w = w
         self._diag += np.einsum("ij,ij->i", H_new, H_new)
         if self._use_gram:
-            self._K += H_new @ H_new.T
+            if k == 1:
+                add_outer(self._K, np.ascontiguousarray(H_new[:, 0]))
+            else:
+                self._K += H_new @ H_new.T
         return scores
 
     # --- objectives ----------------------------------------------------------------------------
@@ -850,6 +1006,7 @@ class RestrictedLinearSVM:
                 self.C,
                 tol,
                 min(chunk, max_steps - steps),
+                self.shrinking,
             )
             steps += int(n)
             if ok or steps >= max_steps:

@@ -80,6 +80,26 @@ def test_a_parameter_dependent_revision_reruns_only_those_cells(monkeypatch):
     assert {key[2] for key in now if now[key] != before[key]} == {"L2", "L2g"}
 
 
+def test_cgens_shrinking_revision_reruns_only_its_exact_bias_cells(monkeypatch):
+    """CGENS revision 2 (the shrinking SMO) applies where the exact bias is solved: the default,
+    or a grid over the mode; ``bias_mode: liblinear`` cells keep revision 1 and their identity."""
+    spec = parse_spec(
+        {
+            **SPEC,
+            "methods": {
+                "E": {"estimator": "cgens"},
+                "Eg": {"estimator": "cgens", "grid": {"bias_mode": ["liblinear", "exact"]}},
+                "L": {"estimator": "cgens", "params": {"bias_mode": "liblinear"}},
+            },
+        },
+        file="p.yaml",
+    )
+    now = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
+    monkeypatch.setattr(get_method("cgens"), "_result_revision_for", lambda params, grid: 1)
+    before = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
+    assert {key[2] for key in now if now[key] != before[key]} == {"E", "Eg"}
+
+
 def _keys(cells):
     return sorted({(c.dataset.label, c.method.label) for c in cells})
 

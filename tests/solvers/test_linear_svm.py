@@ -455,3 +455,69 @@ def test_projected_search_on_faces_wider_than_the_columns(seed):
         out[wide] = (f(a), np.count_nonzero((a == 0.0) | (a == C)))
     assert out[False][1] == 1 and out[True][1] >= 5
     assert out[True][0] < out[False][0]
+
+
+def _smo_state(H, y, C):
+    """The arguments of smo_solve for columns H (Gram matrix kept), from α = 0."""
+    Phi = np.ascontiguousarray(H, dtype=np.float64)
+    K = Phi @ Phi.T
+    alpha = np.zeros(len(y))
+    G = -np.ones(len(y))
+    return K, Phi, np.diag(K).copy(), alpha, G
+
+
+@pytest.mark.parametrize("use_gram", [True, False])
+@pytest.mark.parametrize("C", [1.0, 100.0])
+def test_smo_with_shrinking_reaches_the_optimum_of_smo_without(use_gram, C):
+    """Shrinking changes which points are scanned, not the optimum: both end at cvxpy's dual."""
+    H, y = _sign_problem(seed=5, m=120, J=12)
+    duals = {}
+    for shrink in (False, True):
+        K, Phi, diag, alpha, G = _smo_state(H, y, C)
+        steps, viol, ok = linear_svm.smo_solve(
+            use_gram, K, Phi, Phi.shape[1], diag, y, alpha, G, C, 1e-9, 10**7, shrink
+        )
+        assert ok and viol <= 1e-9
+        assert steps > len(y)  # long enough for shrinking to run (every m updates here)
+        assert abs(y @ alpha) < 1e-9 and alpha.min() >= 0 and alpha.max() <= C
+        v = Phi.T @ (y * alpha)
+        duals[shrink] = alpha.sum() - 0.5 * v @ v
+        np.testing.assert_allclose(G, y * (Phi @ v) - 1.0, atol=1e-9)  # complete on return
+    ref, _, _ = _cvxpy_svm(H, y, C, bias_regularised=False)
+    assert duals[True] == pytest.approx(ref, rel=1e-7)
+    assert duals[True] == pytest.approx(duals[False], rel=1e-9)
+
+
+@pytest.mark.parametrize("use_gram", [True, False])
+@pytest.mark.parametrize("cap", [150, 250, 400, 777])
+def test_smo_with_shrinking_returns_the_full_gradient_when_out_of_steps(use_gram, cap):
+    """Stopped by the step cap while points are shrunk, G is recomputed for them."""
+    H, y = _sign_problem(seed=6, m=100, J=10)
+    C = 50.0
+    K, Phi, diag, alpha, G = _smo_state(H, y, C)
+    steps, _, ok = linear_svm.smo_solve(
+        use_gram, K, Phi, Phi.shape[1], diag, y, alpha, G, C, 1e-12, cap, True
+    )
+    assert not ok and steps == cap
+    np.testing.assert_allclose(G, y * (Phi @ (Phi.T @ (y * alpha))) - 1.0, atol=1e-9)
+
+
+def test_shrink_drops_only_bounded_points_that_cannot_join_a_violating_pair():
+    H, y = _sign_problem(seed=7, m=100, J=10)
+    C = 1.0
+    K, Phi, diag, alpha, G = _smo_state(H, y, C)
+    linear_svm.smo_solve(True, K, Phi, Phi.shape[1], diag, y, alpha, G, C, 1e-3, 10**6, False)
+    act = np.arange(len(y))
+    i, gmax, gmax2 = linear_svm._select_i(act, len(y), y, alpha, G, C)
+    n = linear_svm._shrink(act, len(y), y, alpha, G, C, gmax, gmax2)
+    kept = act[:n]
+    dropped = np.setdiff1d(np.arange(len(y)), kept)
+    assert 0 < n < len(y) and np.all(np.diff(kept) > 0) and i in kept
+    assert np.all((alpha[dropped] == 0) | (alpha[dropped] == C))  # free points always stay
+    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+    low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
+    for t in dropped:  # t cannot form a violating pair with any point
+        if up[t]:
+            assert -y[t] * G[t] + gmax2 < 0
+        if low[t]:
+            assert y[t] * G[t] + gmax < 0
