@@ -81,7 +81,7 @@ def test_a_parameter_dependent_revision_reruns_only_those_cells(monkeypatch):
 
 
 def test_cgens_shrinking_revision_reruns_only_its_exact_bias_cells(monkeypatch):
-    """CGENS revision 2 (the shrinking SMO) applies where the exact bias is solved: the default,
+    """CGENS revision 3 (the shrinking SMO) applies where the exact bias is solved: the default,
     or a grid over the mode; ``bias_mode: liblinear`` cells keep revision 1 and their identity."""
     spec = parse_spec(
         {
