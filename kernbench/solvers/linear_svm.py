@@ -81,10 +81,11 @@ class SolveInfo:
 
 
 @numba.njit(cache=True)
-def _kernel_row(Phi, J, i, out):
-    """out[t] = φ_tᵀφ_i from the first J columns of Phi."""
-    m = out.shape[0]
-    for t in range(m):
+def _kernel_row(Phi, J, i, out, act, n_act):
+    """out[t] = φ_tᵀφ_i from the first J columns of Phi, for the active t = act[:n_act] only
+    (the SMO reads no other entry of a row)."""
+    for q in range(n_act):
+        t = act[q]
         s = 0.0
         for k in range(J):
             s += Phi[t, k] * Phi[i, k]
@@ -250,7 +251,7 @@ def smo_solve(  # pragma: no cover - numba
         if use_gram:
             row_i = K[i]
         else:
-            _kernel_row(Phi, J, i, buf_i)
+            _kernel_row(Phi, J, i, buf_i, act, n_act)
             row_i = buf_i
         kii = diag[i]
         j = -1
@@ -277,7 +278,7 @@ def smo_solve(  # pragma: no cover - numba
         if use_gram:
             row_j = K[j]
         else:
-            _kernel_row(Phi, J, j, buf_j)
+            _kernel_row(Phi, J, j, buf_j, act, n_act)
             row_j = buf_j
         a = kii + diag[j] - 2.0 * row_i[j]
         if a <= 0:
