@@ -118,6 +118,22 @@ def _is_low(yt, at, C):  # pragma: no cover - numba
     return (yt > 0 and at > 0) or (yt < 0 and at < C)
 
 
+@numba.njit(cache=True, inline="always")
+def _track(t, yt, at, gt, C, i, gmax, gmax2):  # pragma: no cover - numba
+    """Point t's part in the choice of i: (i, gmax, gmax2) updated with −y_t G_t if t ∈ I_up and
+    y_t G_t if t ∈ I_low (ties: the later point)."""
+    if _is_up(yt, at, C):
+        v = -yt * gt
+        if v >= gmax:
+            gmax = v
+            i = t
+    if _is_low(yt, at, C):
+        v = yt * gt
+        if v >= gmax2:
+            gmax2 = v
+    return i, gmax, gmax2
+
+
 @numba.njit(cache=True)
 def _select_i(act, n_act, y, alpha, G, C):  # pragma: no cover - numba
     """(i, gmax, gmax2): i maximises −y_t G_t over I_up (value gmax); gmax2 = max y_t G_t over
@@ -127,17 +143,7 @@ def _select_i(act, n_act, y, alpha, G, C):  # pragma: no cover - numba
     i = -1
     for k in range(n_act):
         t = act[k]
-        yt = y[t]
-        at = alpha[t]
-        if _is_up(yt, at, C):
-            v = -yt * G[t]
-            if v >= gmax:
-                gmax = v
-                i = t
-        if _is_low(yt, at, C):
-            v = yt * G[t]
-            if v >= gmax2:
-                gmax2 = v
+        i, gmax, gmax2 = _track(t, y[t], alpha[t], G[t], C, i, gmax, gmax2)
     return i, gmax, gmax2
 
 
@@ -318,16 +324,7 @@ def smo_solve(  # pragma: no cover - numba
             yt = y[t]
             gt = G[t] + yt * s * (row_i[t] - row_j[t])
             G[t] = gt
-            at = alpha[t]
-            if _is_up(yt, at, C):
-                v = -yt * gt
-                if v >= gmax:
-                    gmax = v
-                    i = t
-            if _is_low(yt, at, C):
-                v = yt * gt
-                if v >= gmax2:
-                    gmax2 = v
+            i, gmax, gmax2 = _track(t, yt, alpha[t], gt, C, i, gmax, gmax2)
 
 
 _GELSY, _GELSY_LWORK = scipy.linalg.lapack.get_lapack_funcs(
