@@ -521,3 +521,13 @@ def test_shrink_drops_only_bounded_points_that_cannot_join_a_violating_pair():
             assert -y[t] * G[t] + gmax2 < 0
         if low[t]:
             assert y[t] * G[t] + gmax < 0
+
+
+def test_add_outer_adds_the_rounded_products_of_np_outer():
+    """K += hhᵀ in place gives the bits of ``K + np.outer(h, h)`` (the Gram update it replaced)."""
+    rng = np.random.default_rng(8)
+    h = np.cos(rng.normal(size=37) * 3.0)
+    K = rng.normal(size=(37, 37))
+    expected = K + np.outer(h, h)
+    linear_svm.add_outer(K, h)
+    assert np.array_equal(K, expected)
