@@ -527,9 +527,9 @@ class SVMKernelMaster:
 
     def add_column(self, column: np.ndarray) -> None:
         """Append a training column (m,) as a new feature: G += k kᵀ."""
-        col = np.asarray(column, dtype=np.float64)
+        col = np.ascontiguousarray(column, dtype=np.float64)
         self._cols.append(col)
-        add_outer(self._G, np.ascontiguousarray(col, dtype=np.float64))
+        add_outer(self._G, col)
 
     def solve(self) -> KernelMasterResult:
         """Solve the SVM dual on the current Gram matrix."""

@@ -81,15 +81,19 @@ class SolveInfo:
 
 
 @numba.njit(cache=True)
-def _kernel_row(Phi, J, i, out, act, n_act):
-    """out[t] = φ_tᵀφ_i from the first J columns of Phi, for the active t = act[:n_act] only
-    (the SMO reads no other entry of a row)."""
+def _kernel_row(use_gram, K, Phi, J, i, buf, act, n_act):  # pragma: no cover - numba
+    """Row i of the kernel matrix: K[i] itself with ``use_gram``, else buf with buf[t] = φ_tᵀφ_i
+    from the first J columns of Phi for the active t = act[:n_act] only (the SMO reads no other
+    entry of a row)."""
+    if use_gram:
+        return K[i]
     for q in range(n_act):
         t = act[q]
         s = 0.0
         for k in range(J):
             s += Phi[t, k] * Phi[i, k]
-        out[t] = s
+        buf[t] = s
+    return buf
 
 
 @numba.njit(cache=True)
@@ -254,11 +258,7 @@ def smo_solve(  # pragma: no cover - numba
                         i, gmax, gmax2 = _select_i(act, n_act, y, alpha, G, C)
                 n_act = _shrink(act, n_act, y, alpha, G, C, gmax, gmax2)
                 continue
-        if use_gram:
-            row_i = K[i]
-        else:
-            _kernel_row(Phi, J, i, buf_i, act, n_act)
-            row_i = buf_i
+        row_i = _kernel_row(use_gram, K, Phi, J, i, buf_i, act, n_act)
         kii = diag[i]
         j = -1
         best = np.inf
@@ -281,11 +281,7 @@ def smo_solve(  # pragma: no cover - numba
                 gmax2 = -np.inf
                 continue
             return steps, violation, True
-        if use_gram:
-            row_j = K[j]
-        else:
-            _kernel_row(Phi, J, j, buf_j, act, n_act)
-            row_j = buf_j
+        row_j = _kernel_row(use_gram, K, Phi, J, j, buf_j, act, n_act)
         a = kii + diag[j] - 2.0 * row_i[j]
         if a <= 0:
             a = _TAU
