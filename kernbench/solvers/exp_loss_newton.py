@@ -83,28 +83,39 @@ def classwise_hessian(
     -------
     ndarray of shape (n, n)
     """
+    if np.all(np.diff(y) >= 0) and np.all(np.diff(var_class) >= 0):
+        return _hessian_sorted(X, var_class, lam, y, K)
     order = np.argsort(y, kind="stable")
-    bounds = np.searchsorted(y[order], np.arange(K + 1))
-    lam_s = lam[order]
-    absU = np.abs(pricing_weights(lam, y))[order]
-    idx = [np.flatnonzero(var_class == c) for c in range(K)]
-    Xc = [np.ascontiguousarray(X[np.ix_(order, i)]) for i in idx]
+    perm = np.argsort(var_class, kind="stable")
+    Qp = _hessian_sorted(np.take(X[order], perm, axis=1), var_class[perm], lam[order], y[order], K)
+    inv = np.empty_like(perm)
+    inv[perm] = np.arange(perm.size)
+    return np.take(Qp[inv], inv, axis=1)
+
+
+def _hessian_sorted(
+    X: np.ndarray, var_class: np.ndarray, lam: np.ndarray, y: np.ndarray, K: int
+) -> np.ndarray:
+    """:func:`classwise_hessian` with rows sorted by class and variables grouped by class: every
+    block is a product of slices (a fancy-indexed gather and scatter per block, K(K+1)/2 of them,
+    cost as much as the products at Table III's sizes)."""
+    rb = np.searchsorted(y, np.arange(K + 1))
+    vb = np.searchsorted(var_class, np.arange(K + 1))
+    absU = np.abs(pricing_weights(lam, y))
     n = X.shape[1]
-    out = np.zeros((n, n))
+    out = np.empty((n, n))
     for c in range(K):
-        if idx[c].size == 0:
-            continue
-        A = Xc[c]
-        out[np.ix_(idx[c], idx[c])] = A.T @ (absU[:, c, None] * A)  # diag(|u^c|)
-        rc = slice(bounds[c], bounds[c + 1])
+        vc = slice(vb[c], vb[c + 1])
+        A = X[:, vc]
+        out[vc, vc] = A.T @ (absU[:, c, None] * A)  # diag(|u^c|)
+        rc = slice(rb[c], rb[c + 1])
         for d in range(c + 1, K):
-            if idx[d].size == 0:
-                continue
-            B = Xc[d]
-            rd = slice(bounds[d], bounds[d + 1])
-            blk = -(A[rc].T @ (lam_s[rc, d, None] * B[rc]) + A[rd].T @ (lam_s[rd, c, None] * B[rd]))
-            out[np.ix_(idx[c], idx[d])] = blk
-            out[np.ix_(idx[d], idx[c])] = blk.T
+            vd = slice(vb[d], vb[d + 1])
+            B = X[:, vd]
+            rd = slice(rb[d], rb[d + 1])
+            blk = -(A[rc].T @ (lam[rc, d, None] * B[rc]) + A[rd].T @ (lam[rd, c, None] * B[rd]))
+            out[vc, vd] = blk
+            out[vd, vc] = blk.T
     return out
 
 
@@ -157,9 +168,10 @@ def _qp_active_set(
         d[bound] = -w[bound]
         fi = np.flatnonzero(free)
         if fi.size:
-            rhs = -(g[fi] + Q[np.ix_(fi, np.flatnonzero(bound))] @ d[bound])
+            Qf = Q[fi]  # the free rows; 1-D gathers (np.ix_'s 2-D one is several times slower)
+            rhs = -(g[fi] + Qf[:, bound] @ d[bound])
             target = sla.cho_solve(
-                sla.cho_factor(Q[np.ix_(fi, fi)], check_finite=False), rhs, check_finite=False
+                sla.cho_factor(np.take(Qf, fi, axis=1), check_finite=False), rhs, check_finite=False
             )
             step = target - d[fi]
             x = w[fi] + d[fi]
@@ -241,9 +253,15 @@ def solve_classwise_newton(
         f, nor, where f is flat to round-off (1e-13 relative), the KKT residual: the residual is
         at its floating-point floor, which grows with C).
     """
-    H = np.asarray(H, dtype=np.float64)
-    E = ClasswiseEvaluator(H, y_index, C, var_col, var_class, K)
-    w = np.maximum(np.asarray(w0, dtype=np.float64), 0.0)
+    # f is blind to the order of the rows and of the variables: solve with both sorted by class,
+    # so that every Hessian block is a product of slices (_hessian_sorted), and undo at the end
+    y_index = np.asarray(y_index, dtype=np.int64)
+    var_class = np.asarray(var_class, dtype=np.int64)
+    rows = np.argsort(y_index, kind="stable")
+    perm = np.argsort(var_class, kind="stable")
+    H = np.asarray(H, dtype=np.float64)[rows]
+    E = ClasswiseEvaluator(H, y_index[rows], C, np.asarray(var_col)[perm], var_class[perm], K)
+    w = np.maximum(np.asarray(w0, dtype=np.float64)[perm], 0.0)
     if E.shared:
         w = _valley_shift(E, w)
     f, g, lam = E(w)
@@ -255,7 +273,7 @@ def solve_classwise_newton(
             break
         it += 1
         work = np.flatnonzero((w > 0) | (g < 0))  # the rest stay at 0 this iteration
-        Q = classwise_hessian(H[:, E.var_col[work]], E.var_class[work], lam, E.y, K)
+        Q = _hessian_sorted(H[:, E.var_col[work]], E.var_class[work], lam, E.y, K)
         Q[np.diag_indices_from(Q)] += _RIDGE * max(float(Q.diagonal().mean()), 1e-300)
         d = np.zeros_like(w)
         d[work] = _qp_active_set(Q, g[work], w[work], 0.1 * residual)
@@ -280,7 +298,11 @@ def solve_classwise_newton(
         if slow >= _SLOW_STEPS:  # f flat and the residual no longer halving: round-off rules
             stop = "precision"
             break
-    return RestrictedSolve(w, f, lam, kkt_residual(w, g), it, stop)
+    w_out = np.empty_like(w)
+    w_out[perm] = w
+    lam_out = np.empty_like(lam)
+    lam_out[rows] = lam
+    return RestrictedSolve(w_out, f, lam_out, kkt_residual(w, g), it, stop)
 
 
 def solve_shared_newton(

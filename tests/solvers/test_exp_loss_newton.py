@@ -47,6 +47,31 @@ def test_hessian_equals_finite_differences_of_the_gradient(shared, exp_loss_prob
     assert np.linalg.eigvalsh(Q).min() >= -1e-9 * np.abs(Q).max()  # convex
 
 
+def test_hessian_in_any_order_equals_the_class_sorted_blocks(exp_loss_problem):
+    # rows and variables in the caller's order go through the sorted-slices path and back
+    H, y, _, _, K = exp_loss_problem(seed=7, m=40, J=9)
+    J = H.shape[1]
+    vc, vk = np.repeat(np.arange(J), K), np.tile(np.arange(K), J)
+    keep = np.random.default_rng(1).random(vc.size) < 0.7
+    vc, vk = vc[keep], vk[keep]
+    w = np.random.default_rng(2).uniform(0.1, 0.5, size=vc.size)
+    lam = classwise_objective(w, H, y, 10.0, vc, vk, K)[2]
+    Q = classwise_hessian(H[:, vc], vk, lam, y, K)
+    rows, perm = np.argsort(y, kind="stable"), np.argsort(vk, kind="stable")
+    Qs = classwise_hessian(H[rows][:, vc[perm]], vk[perm], lam[rows], y[rows], K)
+    np.testing.assert_allclose(Q[np.ix_(perm, perm)], Qs, rtol=1e-13, atol=1e-13 * np.abs(Q).max())
+    # against the definition: Σ_i x_i x_iᵀ weighted by the K × K Hessian of point i's loss
+    X = H[:, vc]
+    ref = np.zeros_like(Q)
+    for i in range(H.shape[0]):
+        G = np.diag(np.abs(pricing_weights(lam[i : i + 1], y[i : i + 1]))[0])
+        G[y[i], :] -= lam[i]
+        G[:, y[i]] -= lam[i]
+        G[y[i], y[i]] = np.abs(pricing_weights(lam[i : i + 1], y[i : i + 1]))[0, y[i]]
+        ref += np.outer(X[i], X[i]) * G[np.ix_(vk, vk)]
+    np.testing.assert_allclose(Q, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
+
+
 def test_quadratic_subproblem_matches_cvxpy():
     rng = np.random.default_rng(3)
     n = 25
