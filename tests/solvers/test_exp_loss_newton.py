@@ -72,6 +72,22 @@ def test_hessian_in_any_order_equals_the_class_sorted_blocks(exp_loss_problem):
     np.testing.assert_allclose(Q, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
 
 
+def test_solve_is_equivariant_to_the_order_of_rows_and_variables(exp_loss_problem):
+    # the solver sorts rows and variables by class internally and undoes it on return: any input
+    # order gives the same optimum, W in the caller's variable order and λ in its row order
+    H, y, vc, vk, K = exp_loss_problem(seed=8, m=60, J=10)
+    C = 100.0
+    w0 = np.random.default_rng(3).uniform(0.0, 0.3, size=vc.size)
+    a = solve_classwise_newton(H, y, C, w0, vc, vk, K, tol=1e-10)
+    rows = np.random.default_rng(4).permutation(H.shape[0])
+    perm = np.random.default_rng(5).permutation(vc.size)
+    b = solve_classwise_newton(H[rows], y[rows], C, w0[perm], vc[perm], vk[perm], K, tol=1e-10)
+    assert a.stop == b.stop == "converged"
+    assert b.objective == pytest.approx(a.objective, rel=1e-12)
+    np.testing.assert_allclose(b.W, a.W[perm], atol=1e-8)
+    np.testing.assert_allclose(b.lam, a.lam[rows], rtol=1e-8, atol=1e-12)
+
+
 def test_quadratic_subproblem_matches_cvxpy():
     rng = np.random.default_rng(3)
     n = 25
