@@ -544,7 +544,8 @@ def status(
     Reads the store only (read-only, without the run lock), so it is safe beside a running
     `kernbench run`. Pending cells are planned cells without a row yet (queued or running); the
     estimate of the remaining time is the mean time of done cells of the same method and
-    dataset (else of the method), divided by --jobs.
+    dataset, else the method's times scaled to the dataset by the other methods' done cells on
+    it, else the method's mean; divided by --jobs.
 
     Example: kernbench status results/multiboost_cw --jobs 2 --failed
     """
@@ -662,7 +663,8 @@ def _estimate_lines(p) -> list[str]:
         f"cell(s) need ≈ {format_seconds(est.cell_seconds)} of cell time, "
         f"≈ {format_seconds(est.wall_seconds)} at --jobs {est.jobs}",
         f"  ({est.by_dataset_mean} from the mean time of the same method and dataset, "
-        f"{est.by_method_mean} from the method's mean over other datasets)",
+        f"{est.by_scaled} from the method's times scaled to the dataset by other methods' "
+        f"cells on it, {est.by_method_mean} from the method's mean over other datasets)",
     ]
     if est.unestimated:
         lines.append(f"  no estimate for {est.unestimated} cell(s): {why}")

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from kernbench.cli import app
 from kernbench.store import STORE_FILE, Store
-from kernbench.store.progress import format_seconds, progress_of, read_progress
+from kernbench.store.progress import cell_time_model, format_seconds, progress_of, read_progress
 
 runner = CliRunner()
 
@@ -110,6 +110,11 @@ DURATIONS = {
     ("svm", "twonorm", 0): 100.0,
     ("ada", "twonorm", 0): 40.0,
 }
+# ada has no done cell on breast_cancer: its 40 s on twonorm scaled by svm's breast_cancer /
+# twonorm ratio (log-additive fit: geometric mean √(10·20) over 100), times the smearing factor
+# mean(exp(residual)) = (2^-½ + 2^½ + 1 + 1) / 4
+ADA_BC = 40.0 * np.sqrt(200.0) / 100.0 * (2**-0.5 + 2**0.5 + 2.0) / 4.0
+REMAINING = 2 * ADA_BC + 40.0 + 100.0
 
 
 def test_counts_per_method_and_dataset_match_the_store(store_dir):
@@ -150,22 +155,41 @@ def test_counts_per_method_and_dataset_match_the_store(store_dir):
 def test_estimate_uses_the_mean_of_the_same_method_and_dataset(store_dir):
     _set_durations(store_dir, DURATIONS)
     p = read_progress(store_dir, jobs=2)
-    # remaining: ada/breast_cancer r0, r1 (failed; no done ada cell there: ada's mean, 40 s),
+    # remaining: ada/breast_cancer r0, r1 (failed; no done ada cell there: scaled, ADA_BC),
     # ada/twonorm r1 (its own mean, 40 s), svm/twonorm r1 (svm on twonorm: 100 s, not svm's
     # mean over both datasets, (10 + 20 + 100) / 3)
     est = p.estimate
     assert est.cells == 4 and est.unestimated == 0
-    assert (est.by_dataset_mean, est.by_method_mean) == (2, 2)
-    assert est.cell_seconds == pytest.approx(40 + 40 + 40 + 100)
-    assert est.wall_seconds == pytest.approx(220 / 2)
+    assert (est.by_dataset_mean, est.by_scaled, est.by_method_mean) == (2, 2, 0)
+    assert est.cell_seconds == pytest.approx(REMAINING)
+    assert est.wall_seconds == pytest.approx(REMAINING / 2)
     assert p.cell_seconds == pytest.approx(10 + 20 + 100 + 40)
     assert p.first_start == 1000.0 and p.last_finish > 1100.0  # failed cells keep real times
     groups = {g.label: g for g in p.by_method}
     assert groups["svm"].mean_seconds == pytest.approx(130 / 3)
     assert groups["svm"].estimate_seconds == pytest.approx(100)
-    assert groups["ada"].estimate_seconds == pytest.approx(120)
+    assert groups["ada"].estimate_seconds == pytest.approx(2 * ADA_BC + 40)
     bc = next(g for g in p.by_dataset if g.label == "breast_cancer")
-    assert bc.cell_seconds == pytest.approx(30) and bc.estimate_seconds == pytest.approx(80)
+    assert bc.cell_seconds == pytest.approx(30) and bc.estimate_seconds == pytest.approx(2 * ADA_BC)
+
+
+def testcell_time_model_recovers_a_product_of_method_and_dataset_costs():
+    # times that are exactly a method cost times a dataset cost: every missing pair is predicted
+    # exactly (no residual, smearing factor 1); a pair in another connected part gets none
+    cost_m = {"cgens": 30.0, "svm": 2.0, "ada": 0.5}
+    cost_d = {"german": 8.0, "heart": 1.0, "thyroid": 0.25}
+    done = [
+        (m, d, cost_m[m] * cost_d[d])
+        for m, d in [("cgens", "german"), ("cgens", "heart"), ("svm", "heart"), ("svm", "thyroid")]
+    ]
+    done += [("ada", "thyroid", 0.125), ("ada", "thyroid", 0.125), ("lone", "island", 7.0)]
+    est = cell_time_model(done)
+    assert est("cgens", "thyroid") == pytest.approx(30.0 * 0.25)
+    assert est("svm", "german") == pytest.approx(2.0 * 8.0)
+    assert est("ada", "german") == pytest.approx(0.5 * 8.0)
+    assert est("cgens", "island") is None and est("lone", "german") is None
+    assert est("unseen", "german") is None and est("cgens", "unseen") is None
+    assert cell_time_model([])("cgens", "german") is None
 
 
 def test_no_estimate_for_a_method_without_a_done_cell(store_dir):
@@ -203,7 +227,11 @@ def test_status_prints_the_table_totals_and_estimate(store_dir):
     text = res.stdout
     assert "4 of 8 cells finished (50.0 %), 2 failed, 2 pending" in text
     assert "ada" in text and "svm" in text and "est. remaining" in text
-    assert f"≈ {format_seconds(220)} of cell time, ≈ {format_seconds(110)} at --jobs 2" in text
+    assert (
+        f"≈ {format_seconds(REMAINING)} of cell time, ≈ {format_seconds(REMAINING / 2)} at --jobs 2"
+        in text
+    )
+    assert "2 from the method's times scaled to the dataset" in text
     assert "2 failed or timed-out cell(s): --failed lists them" in text
     res = runner.invoke(app, ["status", str(store_dir), "--by", "dataset", "--failed"])
     assert res.exit_code == 0, res.output
@@ -220,8 +248,9 @@ def test_json_gives_the_same_numbers(store_dir):
     assert data["counts"]["failed"] == 2 and data["counts"]["pending"] == 2
     assert data["by_method"]["svm"]["counts"]["done"] == 3
     assert data["by_dataset"]["twonorm"]["counts"]["pending"] == 2
-    assert data["estimate"]["cell_seconds"] == pytest.approx(220)
-    assert data["estimate"]["wall_seconds"] == pytest.approx(55)
+    assert data["estimate"]["cell_seconds"] == pytest.approx(REMAINING)
+    assert data["estimate"]["wall_seconds"] == pytest.approx(REMAINING / 4)
+    assert data["estimate"]["by_scaled"] == 2
     assert len(data["failed"]) == 2 and ERROR in data["failed"][0]["error"]
 
 

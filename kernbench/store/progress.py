@@ -3,7 +3,9 @@
 Counts the cells of the store's plan by status, per method and per dataset; sums the time of the
 finished cells; spans the run from its first start to its last finish; and estimates the cell time
 the unfinished cells still need: for each, the mean time of the ``done`` cells of the same method
-and dataset, else of the same method, else no estimate.
+and dataset; else, when the dataset has ``done`` cells of other methods, the method's time scaled
+to that dataset (a model log t = a_method + b_dataset fitted to the ``done`` cells); else the mean
+of the same method; else no estimate.
 
 Nothing here writes. The store is opened read-only and without the run lock, so a run may keep
 writing while this reads: all reads happen in one read transaction (one consistent state). A store
@@ -21,7 +23,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,9 +82,11 @@ class Estimate:
     ----------
     cells : int
         Unfinished cells (pending, failed, timeout, interrupted: a rerun runs them all).
-    by_dataset_mean, by_method_mean, unestimated : int
+    by_dataset_mean, by_scaled, by_method_mean, unestimated : int
         How many were estimated from the mean of the same (method, dataset), from the method's
-        mean alone, and how many have no estimate (their method has no ``done`` cell yet).
+        time scaled to the dataset by the other methods' cells on it (:func:`cell_time_model`),
+        from the method's mean alone, and how many have no estimate (their method has no
+        ``done`` cell yet).
     unestimated_methods : list of str
         Those methods.
     cell_seconds : float
@@ -95,6 +99,7 @@ class Estimate:
 
     cells: int
     by_dataset_mean: int
+    by_scaled: int
     by_method_mean: int
     unestimated: int
     unestimated_methods: list[str]
@@ -258,7 +263,7 @@ def progress_of(
                 "(the stored spec does not match the plan); they have no estimate."
             )
 
-    durations = _durations(current)
+    durations = cell_durations(current)
     done = [
         (r, seconds)
         for r in current
@@ -267,6 +272,7 @@ def progress_of(
     pair_mean = _means(((r["method"], r["dataset"]), seconds) for r, seconds in done)
     method_mean = _means((r["method"], seconds) for r, seconds in done)
     dataset_mean = _means((r["dataset"], seconds) for r, seconds in done)
+    scaled = cell_time_model([(r["method"], r["dataset"], seconds) for r, seconds in done])
 
     cells = [
         _Cell(
@@ -283,6 +289,8 @@ def progress_of(
             continue
         if (c.method, c.dataset) in pair_mean:
             c.estimate, c.source = pair_mean[c.method, c.dataset], "pair"
+        elif (t := scaled(c.method, c.dataset)) is not None:
+            c.estimate, c.source = t, "scaled"
         elif c.method in method_mean:
             c.estimate, c.source = method_mean[c.method], "method"
 
@@ -305,6 +313,7 @@ def progress_of(
     estimate = Estimate(
         cells=len(unfinished) + unattributed,
         by_dataset_mean=sum(1 for c in unfinished if c.source == "pair"),
+        by_scaled=sum(1 for c in unfinished if c.source == "scaled"),
         by_method_mean=sum(1 for c in unfinished if c.source == "method"),
         unestimated=len(no_estimate) + unattributed,
         unestimated_methods=[m for m in methods if any(c.method == m for c in no_estimate)],
@@ -352,7 +361,7 @@ class _Cell:
     status: str
     seconds: float | None = None
     estimate: float | None = None
-    source: str = ""  # "pair": same method and dataset, "method": the method's mean
+    source: str = ""  # "pair": same method and dataset, "scaled": cell_time_model, "method": mean
 
 
 def _group(label: str, cells: list[_Cell], mean: float | None) -> Group:
@@ -416,7 +425,51 @@ def _means(pairs: Iterable[tuple[Any, float]]) -> dict[Any, float]:
     return {key: sum(v) / len(v) for key, v in values.items()}
 
 
-def _durations(rows: list[dict[str, Any]]) -> dict[str, float | None]:
+def cell_time_model(done: list[tuple[str, str, float]]) -> Callable[[str, str], float | None]:
+    """``(method, dataset) -> estimated seconds`` from a model fitted to the ``done`` cells.
+
+    Cell times span orders of magnitude across datasets (rows, features) and methods (grids,
+    solvers), roughly as a product of the two, so the model is log t = a_method + b_dataset,
+    fitted by least squares to the log times of the done cells; exp(a + b) is multiplied by the
+    mean of exp(residual) (Duan's smearing: the mean time, not the geometric one). A pair gets an
+    estimate only when its method and its dataset have done cells and are linked through them
+    (the same connected part of the method-dataset graph): otherwise a + b is not determined.
+    """
+    if not done:
+        return lambda method, dataset: None
+    import numpy as np  # status without done cells needs no numpy
+
+    methods = sorted({m for m, _, _ in done})
+    datasets = sorted({d for _, d, _ in done})
+    mi = {m: i for i, m in enumerate(methods)}
+    di = {d: len(methods) + i for i, d in enumerate(datasets)}
+    A = np.zeros((len(done), len(methods) + len(datasets)))
+    rows = np.arange(len(done))
+    A[rows, [mi[m] for m, _, _ in done]] = 1.0
+    A[rows, [di[d] for _, d, _ in done]] = 1.0
+    logt = np.log(np.maximum([t for _, _, t in done], 1e-3))
+    coef = np.linalg.lstsq(A, logt, rcond=None)[0]  # the minimum-norm fit: a + b is unique
+    smear = float(np.mean(np.exp(logt - A @ coef)))
+    parent = list(range(A.shape[1]))  # union-find over methods and datasets
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for m, d, _ in done:
+        parent[root(mi[m])] = root(di[d])
+
+    def estimate(method: str, dataset: str) -> float | None:
+        if method not in mi or dataset not in di or root(mi[method]) != root(di[dataset]):
+            return None
+        return float(np.exp(coef[mi[method]] + coef[di[dataset]])) * smear
+
+    return estimate
+
+
+def cell_durations(rows: list[dict[str, Any]]) -> dict[str, float | None]:
     """``cell_id -> finished_at - started_at`` (None without both times)."""
     out: dict[str, float | None] = {}
     for r in rows:
