@@ -434,6 +434,16 @@ def cell_time_model(done: list[tuple[str, str, float]]) -> Callable[[str, str], 
     mean of exp(residual) (Duan's smearing: the mean time, not the geometric one). A pair gets an
     estimate only when its method and its dataset have done cells and are linked through them
     (the same connected part of the method-dataset graph): otherwise a + b is not determined.
+
+    Parameters
+    ----------
+    done : list of (method, dataset, seconds)
+        One entry per done cell.
+
+    Returns
+    -------
+    callable
+        ``estimate(method, dataset)``: the modelled mean cell time in seconds, or None.
     """
     if not done:
         return lambda method, dataset: None
@@ -448,7 +458,7 @@ def cell_time_model(done: list[tuple[str, str, float]]) -> Callable[[str, str], 
     A[rows, [mi[m] for m, _, _ in done]] = 1.0
     A[rows, [di[d] for _, d, _ in done]] = 1.0
     logt = np.log(np.maximum([t for _, _, t in done], 1e-3))
-    coef = np.linalg.lstsq(A, logt, rcond=None)[0]  # the minimum-norm fit: a + b is unique
+    coef = np.linalg.lstsq(A, logt, rcond=None)[0]  # minimum norm; a + b unique where linked
     smear = float(np.mean(np.exp(logt - A @ coef)))
     parent = list(range(A.shape[1]))  # union-find over methods and datasets
 
