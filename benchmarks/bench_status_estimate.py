@@ -19,20 +19,14 @@ from pathlib import Path
 import numpy as np
 
 from kernbench.store import Store
-from kernbench.store.progress import cell_durations, cell_time_model
+from kernbench.store.progress import cell_time_model, done_times
 
 
 def done_cells(directory: Path) -> list[tuple[str, str, float]]:
     """``(method, dataset, seconds)`` of the done cells of the store's plan."""
     with Store(directory, readonly=True) as store:
         plan, rows = store.plan_ids(), store.summaries()
-    rows = [r for r in rows if plan is None or r["cell_id"] in plan]
-    seconds = cell_durations(rows)
-    return [
-        (r["method"], r["dataset"], t)
-        for r in rows
-        if r["status"] == "done" and (t := seconds[r["cell_id"]]) is not None
-    ]
+    return done_times([r for r in rows if plan is None or r["cell_id"] in plan])
 
 
 def held_out_errors(cells: list[tuple[str, str, float]]) -> tuple[np.ndarray, np.ndarray]:

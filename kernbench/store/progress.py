@@ -263,16 +263,12 @@ def progress_of(
                 "(the stored spec does not match the plan); they have no estimate."
             )
 
-    durations = cell_durations(current)
-    done = [
-        (r, seconds)
-        for r in current
-        if r["status"] == "done" and (seconds := durations[r["cell_id"]]) is not None
-    ]
-    pair_mean = _means(((r["method"], r["dataset"]), seconds) for r, seconds in done)
-    method_mean = _means((r["method"], seconds) for r, seconds in done)
-    dataset_mean = _means((r["dataset"], seconds) for r, seconds in done)
-    scaled = cell_time_model([(r["method"], r["dataset"], seconds) for r, seconds in done])
+    durations = _durations(current)
+    done = done_times(current, durations)
+    pair_mean = _means(((m, d), seconds) for m, d, seconds in done)
+    method_mean = _means((m, seconds) for m, _, seconds in done)
+    dataset_mean = _means((d, seconds) for _, d, seconds in done)
+    scaled = cell_time_model(done)
 
     cells = [
         _Cell(
@@ -479,7 +475,20 @@ def cell_time_model(done: list[tuple[str, str, float]]) -> Callable[[str, str], 
     return estimate
 
 
-def cell_durations(rows: list[dict[str, Any]]) -> dict[str, float | None]:
+def done_times(
+    rows: list[dict[str, Any]], durations: dict[str, float | None] | None = None
+) -> list[tuple[str, str, float]]:
+    """``(method, dataset, seconds)`` of the ``done`` rows with both times recorded (what the
+    estimates are made from); ``durations``: :func:`_durations` of ``rows`` if already known."""
+    durations = _durations(rows) if durations is None else durations
+    return [
+        (r["method"], r["dataset"], seconds)
+        for r in rows
+        if r["status"] == "done" and (seconds := durations[r["cell_id"]]) is not None
+    ]
+
+
+def _durations(rows: list[dict[str, Any]]) -> dict[str, float | None]:
     """``cell_id -> finished_at - started_at`` (None without both times)."""
     out: dict[str, float | None] = {}
     for r in rows:
