@@ -254,7 +254,7 @@ def solve_classwise_newton(
         at its floating-point floor, which grows with C).
     """
     # f is blind to the order of the rows and of the variables: solve with both sorted by class,
-    # so that every Hessian block is a product of slices (_hessian_sorted), and undo at the end
+    # so that classwise_hessian takes its sorted path (every block a slice), and undo at the end
     y_index = np.asarray(y_index, dtype=np.int64)
     var_class = np.asarray(var_class, dtype=np.int64)
     rows = np.argsort(y_index, kind="stable")
@@ -273,7 +273,7 @@ def solve_classwise_newton(
             break
         it += 1
         work = np.flatnonzero((w > 0) | (g < 0))  # the rest stay at 0 this iteration
-        Q = _hessian_sorted(H[:, E.var_col[work]], E.var_class[work], lam, E.y, K)
+        Q = classwise_hessian(H[:, E.var_col[work]], E.var_class[work], lam, E.y, K)
         Q[np.diag_indices_from(Q)] += _RIDGE * max(float(Q.diagonal().mean()), 1e-300)
         d = np.zeros_like(w)
         d[work] = _qp_active_set(Q, g[work], w[work], 0.1 * residual)
