@@ -41,7 +41,7 @@ import numba
 import numpy as np
 import scipy.linalg
 
-from kernbench.solvers.prefetch import prefetch_entry, prefetch_item, prefetch_row
+from kernbench.solvers.prefetch import prefetch_entry, prefetch_item
 
 BiasMode = Literal["exact", "liblinear"]
 _TAU = 1e-12  # LIBSVM's guard for non-positive pair curvature
@@ -729,8 +729,7 @@ def dcd_solve(Phi, J, bias, y, alpha, w, C, tol, max_epochs, seed):  # pragma: n
         while s < active:
             if s + _PREFETCH_AHEAD < active:  # hints: change no value, only the wait
                 ahead = index[s + _PREFETCH_AHEAD]
-                prefetch_row(Phi, ahead)
-                for k in range(line, J, line):  # the row's further cache lines
+                for k in range(0, J, line):  # every cache line of the row
                     prefetch_item(Phi, ahead, k)
                 if J > 1:
                     prefetch_item(Phi, ahead, J - 1)  # the last, for a row not line-aligned

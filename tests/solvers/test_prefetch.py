@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pytest
 
-from kernbench.solvers.prefetch import prefetch_entry, prefetch_item, prefetch_row
+from kernbench.solvers.prefetch import prefetch_entry, prefetch_item
 
 
 @numba.njit
@@ -15,8 +15,7 @@ def _row_sums(A, v, order, ahead):  # pragma: no cover - numba
     for s in range(order.shape[0]):
         if ahead > 0 and s + ahead < order.shape[0]:
             nxt = order[s + ahead]
-            prefetch_row(A, nxt)
-            for k in range(1, A.shape[1]):  # every entry: the last lines and non-zero columns
+            for k in range(A.shape[1]):  # every entry: every line of the row
                 prefetch_item(A, nxt, k)
             prefetch_entry(v, nxt)
         i = order[s]
