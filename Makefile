@@ -94,7 +94,6 @@ reproduce-cgens: $(STAMP) ## Shen & Liu Tables I-IV and Figs 1, 2, 3, 5 (REALISA
 	$(KB) plot results/cgens_fig1 --kind boundary_trace --out results/figures
 	$(KB) run experiments/cgens_fig2.yaml --jobs 1
 	$(KB) plot results/cgens_fig2 --kind time --out results/figures
-	$(PYTHON) benchmarks/bench_cgens_vs_lpboost.py --repeats 1 --out results/bench_cgens_vs_lpboost.csv
 
 reproduce-cgens-pendigits: $(STAMP) ## Table III's protocol on pendigits, the row the paper names without a number (not in reproduce-cgens: hours)
 	$(KB) run experiments/multiclass_pendigits.yaml --jobs $(JOBS) $(RFLAG)
