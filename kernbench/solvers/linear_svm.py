@@ -692,17 +692,9 @@ def face_descent(
 _PREFETCH_AHEAD = 16
 
 
-# reassoc lets LLVM vectorise the dot-product reduction (results differ from the sequential sum only
-# by rounding); no nnan/ninf: the shrinking thresholds are ±inf
 @numba.njit(cache=True, fastmath={"reassoc", "contract"})
-def dcd_solve(Phi, J, bias, y, alpha, w, C, tol, max_epochs, seed):  # pragma: no cover - numba
-    """LIBLINEAR's dual CD for the L1-loss SVM (solve_l2r_l1l2_svc), in place on α and w.
-
-    ``Phi`` is the C-contiguous column buffer of which the first J columns are used (a contiguous
-    row lets the inner loops vectorise; a sliced view would not). The bias is ``w[J]`` with
-    feature value ``bias`` (0 disables it). Returns (epochs, violation, converged).
-    """
-    np.random.seed(seed)  # noqa: NPY002 (numba supports only the legacy global generator)
+def _dual_diagonal(Phi, J, bias):  # pragma: no cover - numba
+    """Q_ii = bias² + Σ_k Φ_ik² over the first J columns of the buffer, in float64."""
     m = Phi.shape[0]
     qd = np.empty(m)
     for i in range(m):
@@ -710,7 +702,64 @@ def dcd_solve(Phi, J, bias, y, alpha, w, C, tol, max_epochs, seed):  # pragma: n
         for k in range(J):
             s += Phi[i, k] * Phi[i, k]
         qd[i] = s
-    index = np.arange(m)
+    return qd
+
+
+def dual_diagonal(Phi: np.ndarray, J: int, bias: float) -> np.ndarray:
+    """The dual CD's Q_ii, in float32 when float32 holds every value exactly, else float64.
+
+    Sign-valued columns give integers (plus bias² = 1), which float32 holds exactly: the same
+    values in half the memory, one of the arrays the dual CD reads at a random row each step.
+    """
+    qd = _dual_diagonal(Phi, J, bias)
+    narrow = qd.astype(np.float32)
+    return narrow if np.array_equal(narrow, qd) else qd
+
+
+@numba.njit(cache=True, inline="always")
+def _shuffle_prefix(index, active, ring):  # pragma: no cover - numba
+    """Fisher–Yates shuffle of ``index[:active]`` in place, from the global numba generator.
+
+    The plain loop (for s: r = s + randint(active − s); swap index[s], index[r]) reads index[r]
+    at a random place, a cache miss once the array outgrows the caches. Here each partner r is
+    drawn ``len(ring)`` steps before its swap and its entry prefetched; the draws are the same
+    calls in the same order, so the permutation is the plain loop's.
+    """
+    ahead = ring.shape[0]
+    for t in range(min(ahead, active)):
+        r = t + np.random.randint(active - t)  # noqa: NPY002
+        ring[t] = r
+        prefetch_entry(index, r)
+    for s in range(active):
+        slot = s % ahead
+        r = ring[slot]
+        later = s + ahead
+        if later < active:
+            ring[slot] = later + np.random.randint(active - later)  # noqa: NPY002
+            prefetch_entry(index, ring[slot])
+        tmp = index[s]
+        index[s] = index[r]
+        index[r] = tmp
+
+
+# reassoc lets LLVM vectorise the dot-product reduction (results differ from the sequential sum only
+# by rounding); no nnan/ninf: the shrinking thresholds are ±inf
+@numba.njit(cache=True, fastmath={"reassoc", "contract"})
+def dcd_solve(Phi, J, bias, y, alpha, w, C, tol, max_epochs, seed, qd):  # pragma: no cover
+    """LIBLINEAR's dual CD for the L1-loss SVM (solve_l2r_l1l2_svc), in place on α and w.
+
+    ``Phi`` is the C-contiguous column buffer of which the first J columns are used (a contiguous
+    row lets the inner loops vectorise; a sliced view would not). The bias is ``w[J]`` with
+    feature value ``bias`` (0 disables it). ``y`` may be int8 (1 byte per row read at random
+    instead of 8; the same values). ``qd`` holds Q_ii = bias² + ‖Φ_i‖² (from
+    :func:`dual_diagonal`). Returns (epochs, violation, converged).
+    """
+    np.random.seed(seed)  # noqa: NPY002 (numba supports only the legacy global generator)
+    m = Phi.shape[0]
+    # int32 positions: the permutation is shuffled in place every epoch (a random access per
+    # row); at 10⁶ rows the 4 MB array stays in the caches where the 8 MB int64 one did not
+    index = np.arange(m).astype(np.int32)
+    ring = np.empty(_PREFETCH_AHEAD, dtype=np.int64)
     line = max(1, 64 // Phi.itemsize)  # entries per cache line
     active = m
     pg_max_old = np.inf
@@ -720,11 +769,7 @@ def dcd_solve(Phi, J, bias, y, alpha, w, C, tol, max_epochs, seed):  # pragma: n
     while epoch < max_epochs:
         pg_max_new = -np.inf
         pg_min_new = np.inf
-        for s in range(active):  # random permutation of the active set
-            r = s + np.random.randint(active - s)  # noqa: NPY002
-            tmp = index[s]
-            index[s] = index[r]
-            index[r] = tmp
+        _shuffle_prefix(index, active, ring)  # random permutation of the active set
         s = 0
         while s < active:
             if s + _PREFETCH_AHEAD < active:  # hints: change no value, only the wait
@@ -737,7 +782,7 @@ def dcd_solve(Phi, J, bias, y, alpha, w, C, tol, max_epochs, seed):  # pragma: n
                 prefetch_entry(y, ahead)
                 prefetch_entry(qd, ahead)
             i = index[s]
-            yi = y[i]
+            yi = float(y[i])
             dot = w[J] * bias
             for k in range(J):
                 dot += w[k] * Phi[i, k]
@@ -878,6 +923,7 @@ class RestrictedLinearSVM:
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         if not np.all(np.abs(self.y) == 1.0):
             raise ValueError("labels must be in {-1, +1}")
+        self._y_int8 = self.y.astype(np.int8)  # the dual CD's copy: 1 byte per random read
         self.C = float(C)
         self.bias_mode = bias_mode
         self.tol = float(tol)
@@ -1050,13 +1096,14 @@ class RestrictedLinearSVM:
                 self._Phi,
                 self._J,
                 1.0,
-                self.y,
+                self._y_int8,
                 self.alpha,
                 self._w,
                 self.C,
                 tol,
                 max_epochs,
                 self.seed + self._calls,
+                dual_diagonal(self._Phi, self._J, 1.0),
             )
             self.b = float(self._w[self._J])
             n_iter = int(epochs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import cvxpy as cp
+import numba
 import numpy as np
 import pytest
 import scipy.linalg
@@ -11,6 +12,8 @@ from sklearn.svm import SVC
 from kernbench.solvers import linear_svm
 from kernbench.solvers.linear_svm import (
     RestrictedLinearSVM,
+    dcd_solve,
+    dual_diagonal,
     face_descent,
     face_step,
     feasible_alpha,
@@ -197,6 +200,70 @@ def test_int8_storage_exact_mode_reaches_the_float64_optimum():
         assert a.primal == pytest.approx(b.primal, rel=1e-9)
         np.testing.assert_allclose(compact.w, wide.w, atol=1e-6)
         assert compact.b == pytest.approx(wide.b, abs=1e-6)
+
+
+def test_dual_diagonal_is_float32_only_where_float32_holds_it_exactly():
+    H, y = _sign_problem(seed=5, J=9)
+    X, _ = _problem(seed=5, m=H.shape[0], J=3)
+    for Phi, dtype in ((H.astype(np.int8), np.float32), (H, np.float32), (X, np.float64)):
+        qd = dual_diagonal(np.ascontiguousarray(Phi), Phi.shape[1], 1.0)
+        assert qd.dtype == dtype
+        ref = 1.0 + np.sum(Phi.astype(np.float64) ** 2, axis=1)
+        if dtype == np.float32:  # integers: exact in any order
+            np.testing.assert_array_equal(qd, ref)
+        else:
+            np.testing.assert_allclose(qd, ref, rtol=1e-14)
+    # bias² = 0.09 (plus integers) needs more digits than float32 has
+    assert dual_diagonal(H.astype(np.int8), H.shape[1], 0.3).dtype == np.float64
+
+
+def test_dual_cd_gives_the_same_iterates_with_narrow_labels_and_diagonal():
+    """int8 labels and the float32 Q_ii hold the float64 values exactly: every step is the same."""
+    H, y = _sign_problem(seed=21, J=12)
+    Phi = H.astype(np.int8)
+    m, J = Phi.shape
+    qd = dual_diagonal(Phi, J, 1.0)
+    assert qd.dtype == np.float32
+    runs = []
+    for labels, diag in ((y, qd.astype(np.float64)), (y.astype(np.int8), qd)):
+        alpha, w = np.zeros(m), np.zeros(J + 1)
+        out = dcd_solve(Phi, J, 1.0, labels, alpha, w, 0.7, 1e-6, 200, 3, diag)
+        runs.append((out, alpha, w))
+    assert runs[0][0] == runs[1][0]
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    np.testing.assert_array_equal(runs[0][2], runs[1][2])
+
+
+@numba.njit
+def _plain_shuffles(index, active, seed, rounds):  # pragma: no cover - numba
+    np.random.seed(seed)  # noqa: NPY002 (numba: the legacy generator only)
+    for _ in range(rounds):
+        for s in range(active):
+            r = s + np.random.randint(active - s)  # noqa: NPY002
+            tmp = index[s]
+            index[s] = index[r]
+            index[r] = tmp
+    return index
+
+
+@numba.njit
+def _ring_shuffles(index, active, seed, rounds, ahead):  # pragma: no cover - numba
+    np.random.seed(seed)  # noqa: NPY002
+    ring = np.empty(ahead, dtype=np.int64)
+    for _ in range(rounds):
+        linear_svm._shuffle_prefix(index, active, ring)
+    return index
+
+
+@pytest.mark.parametrize("active", [1, 5, 16, 17, 300])
+@pytest.mark.parametrize("ahead", [1, 16])
+def test_shuffle_with_early_draws_is_the_plain_fisher_yates(active, ahead):
+    """Drawing each partner `ahead` steps early (to prefetch it) gives the same permutations."""
+    start = np.arange(400, dtype=np.int32)[::-1].copy()
+    expected = _plain_shuffles(start.copy(), active, 9, 3)
+    got = _ring_shuffles(start.copy(), active, 9, 3, ahead)
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(got[active:], start[active:])  # the shrunk tail is untouched
 
 
 def test_a_real_valued_column_turns_the_buffer_into_float64():
