@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -35,7 +36,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
 from kernbench.methods.registry import register
 from kernbench.solvers.lp import (
-    IncrementalLPMaster,
+    IncrementalLPCutMaster,
     IncrementalNuLPCutMaster,
     LPResult,
     NuLPResult,
@@ -110,10 +111,16 @@ class LPBoost(ColumnGenerationClassifier):
         "max_bins": [Interval(Integral, 2, MAX_BINS_LIMIT, closed="both"), None],
         "random_state": ["random_state"],
     }
-    # 1: C=None runs the ν-LP (was the C-form with C = 1/(νm)); 2: the ν-master stores ±1 columns
-    # sparsely, and the simplex may pick other optimal duals of degenerate restricted LPs; 3: the
-    # ν-LP held as its dual (cut rows, dual simplex): other optimal duals again, other paths
-    _result_revision = 3
+    @staticmethod
+    def _result_revision_for(params: dict[str, Any], grid: dict[str, list[Any]]) -> int:
+        """1: C=None runs the ν-LP (was the C-form with C = 1/(νm)); 2: the ν-master stores ±1
+        columns sparsely, and the simplex may pick other optimal duals of degenerate restricted
+        LPs; 3: the ν-LP held as its dual (cut rows, dual simplex): other optimal duals again,
+        other paths; 4, C-form cells only: the C-form (4) held as its dual (5), grown by cuts.
+        ν-form cells keep revision 3 and their identity."""
+        cs = grid.get("C", [params.get("C")])
+        return 4 if any(c is not None for c in cs) else 3
+
     _binary_only = True
     _include_constant = True  # bias-free model: the constant stump acts as the bias
     _absolute_pricing = False  # criterion (6)
@@ -121,6 +128,9 @@ class LPBoost(ColumnGenerationClassifier):
     # (1.45-1.5x faster per Table I fit in total, restricted optima equal to 1e-10), or the primal
     # grown by columns (IncrementalNuLPMaster); both return the same NuLPResult
     _nu_master_class: type = IncrementalNuLPCutMaster
+    # the C-form master class (HiGHS path): the dual (5) grown by cuts (dual simplex on a J-row
+    # basis), or the primal (4) grown by columns (IncrementalLPMaster, an m-row basis)
+    _c_master_class: type = IncrementalLPCutMaster
     _exclude_selected = False  # restricted-dual feasibility keeps selected columns at score ≤ 1
 
     def __init__(
@@ -164,7 +174,7 @@ class LPBoost(ColumnGenerationClassifier):
         else:
             self.C_ = float(self.C)
             self._dual = np.full(m, self.C_)  # the empty restricted dual's solution
-            self._master = IncrementalLPMaster(y, self.C_) if self.solver == "highs" else None
+            self._master = self._c_master_class(y, self.C_) if self.solver == "highs" else None
         self._w = np.zeros(0)
 
     def _pricing_weights(self) -> np.ndarray:

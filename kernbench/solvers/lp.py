@@ -18,11 +18,11 @@ A ν-form optimum (a*, ξ*, ρ*; u*, β*) with β* > 0 gives w = a*/ρ*, ξ*/ρ*
 * :class:`IncrementalLPMaster` / :class:`IncrementalNuLPMaster` keep one HiGHS model alive: each new
   weak learner is one ``addCol`` (a new primal variable = a new dual constraint), and the next
   ``run`` restarts the primal simplex from the previous optimal basis (still primal feasible: the
-  new variable enters at 0). The fast path.
-* :class:`IncrementalNuLPCutMaster` holds the ν-form's dual instead: each new weak learner is one
-  ``addRow`` (a cut Σ_i u_i y_i H_ij ≤ β), re-solved by dual simplex from the kept basis; same
-  :class:`NuLPResult`. Not LPBoost's default (≈ 1.5× per fit, at the bar for it;
-  docs/performance.md section 8).
+  new variable enters at 0). Its basis has m rows.
+* :class:`IncrementalLPCutMaster` / :class:`IncrementalNuLPCutMaster` hold the dual instead: each
+  new weak learner is one ``addRow`` (a cut Σ_i α_i y_i H_ij ≤ 1, or Σ_i u_i y_i H_ij ≤ β),
+  re-solved by dual simplex from the kept basis, which has J rows; same results. LPBoost's
+  default for both forms (docs/performance.md section 8).
 
 The C-form returns an :class:`LPResult`, the ν-form a :class:`NuLPResult`; both carry the primal
 solution, the dual solution and both objective values.
@@ -268,6 +268,90 @@ class IncrementalLPMaster(_IncrementalHighs):
             dual=float(alpha.sum()),
             status="optimal",
             n_iter=self._simplex_iterations(),
+        )
+
+
+class IncrementalLPCutMaster(_IncrementalHighs):
+    """The LPBoost dual (5) held in one HiGHS model and grown cut by cut (dual simplex).
+
+    Parameters
+    ----------
+    y : ndarray of shape (m,)
+        Labels in {−1, +1}.
+    C : float
+        Slack penalty (the box 0 ≤ α ≤ C).
+    time_limit : float, optional
+        Per-solve HiGHS time limit in seconds.
+    sparse_columns : bool, default=True
+        Store the cut of a ±1 column shifted by its majority value (see Notes).
+
+    Notes
+    -----
+    Same LP and same :class:`LPResult` as :class:`IncrementalLPMaster`, from the other side, as
+    the CGENS paper timed LPBoost (its LP solver was given the dual (5)). HiGHS minimises −1ᵀα
+    over 0 ≤ α_i ≤ C with one row Σ_i α_i y_i H_ij ≤ 1 per ``add_column``. With no cut the
+    optimum is α = C; a new cut leaves the kept basis dual feasible (its slack enters the basis),
+    so dual simplex restarts from it, on a basis of J (+1) rows where the primal master's has m.
+    Duals in HiGHS's convention (reduced cost = c − Aᵀ·row_dual): w_j = −row_dual of cut j, and
+    α_i's reduced cost is y_i Σ_j H_ij w_j − 1, so ξ_i = max(0, −reduced cost of α_i).
+
+    ``sparse_columns``: a free s = Σ_i y_i α_i (row s − Σ_i y_i α_i = 0) lets the cut of a ±1
+    column be stored as Σ_i y_i (h_i − c) α_i + c·s ≤ 1, c its majority value: only the minority
+    entries remain. Degenerate restricted LPs have many optimal (α, w); this master can return
+    other ones than :class:`IncrementalLPMaster` (the optima agree).
+    """
+
+    def __init__(
+        self,
+        y: np.ndarray,
+        C: float,
+        time_limit: float | None = None,
+        sparse_columns: bool = True,
+    ) -> None:
+        super().__init__(y, time_limit)
+        self.C = float(C)
+        self.sparse_columns = bool(sparse_columns)
+        h = self._h
+        h.setOptionValue("simplex_strategy", 1)  # dual simplex: a new cut keeps dual feasibility
+        h.setOptionValue("simplex_dual_edge_weight_strategy", 1)  # Devex, as the ν cut master
+        m, inf = self._m, self._inf
+        idx = np.arange(m, dtype=np.int32)
+        h.addCols(m, -np.ones(m), np.zeros(m), np.full(m, self.C), 0, [], [], [])  # α
+        if self.sparse_columns:
+            h.addCol(0.0, -inf, inf, 0, [], [])  # s = Σ_i y_i α_i
+            h.addRow(0.0, 0.0, m + 1, np.r_[idx, m].astype(np.int32), np.r_[-self.y, 1.0])
+        self._s_col = m
+        self._first_cut = 1 if self.sparse_columns else 0
+
+    def add_column(self, h_col: np.ndarray) -> None:
+        """Append the cut Σ_i α_i y_i h_i ≤ 1 (shifted by its majority value when sparse)."""
+        h_col = np.asarray(h_col, dtype=np.float64)
+        nz, vals, c = self._majority_shifted(h_col, self.sparse_columns)
+        if c is not None:
+            nz, vals = np.r_[nz, self._s_col].astype(np.int32), np.r_[vals, c]
+        self._h.addRow(-self._inf, 1.0, nz.size, nz, vals)
+        self._J += 1
+
+    def solve(self) -> LPResult:
+        """Re-optimise from the current basis; returns the primal and dual solution."""
+        m = self._m
+        if self._J == 0:  # nothing to solve: the box's corner
+            alpha, w, xi = np.full(m, self.C), np.zeros(0), np.ones(m)
+            n_iter = 0
+        else:
+            sol = self._run("LPBoost")
+            alpha = np.clip(np.asarray(sol.col_value, dtype=np.float64)[:m], 0.0, self.C)
+            w = np.maximum(-np.asarray(sol.row_dual, dtype=np.float64)[self._first_cut :], 0.0)
+            xi = np.maximum(-np.asarray(sol.col_dual, dtype=np.float64)[:m], 0.0)
+            n_iter = self._simplex_iterations()
+        return LPResult(
+            w=w,
+            xi=xi,
+            alpha=alpha,
+            primal=float(w.sum() + self.C * xi.sum()),
+            dual=float(alpha.sum()),
+            status="optimal",
+            n_iter=n_iter,
         )
 
 

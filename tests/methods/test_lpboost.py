@@ -9,6 +9,8 @@ from scipy.optimize import linprog
 
 from kernbench.methods.lpboost import LPBoost
 from kernbench.solvers.lp import (
+    IncrementalLPCutMaster,
+    IncrementalLPMaster,
     IncrementalNuLPCutMaster,
     IncrementalNuLPMaster,
     solve_lpboost_cvxpy,
@@ -61,11 +63,22 @@ def _pm1(est, y):
     return np.where(y == est.classes_[1], 1.0, -1.0)
 
 
-@pytest.mark.parametrize("solver", ["highs", "cvxpy"])
+class _PrimalLPBoost(LPBoost):
+    """LPBoost with both masters held as the primal grown by columns (primal simplex)."""
+
+    _nu_master_class = IncrementalNuLPMaster
+    _c_master_class = IncrementalLPMaster
+
+
+@pytest.mark.parametrize(
+    ("cls", "solver"),
+    [(LPBoost, "highs"), (_PrimalLPBoost, "highs"), (LPBoost, "cvxpy")],
+    ids=["highs cut (default)", "highs primal", "cvxpy"],
+)
 @pytest.mark.parametrize("C", [0.01, 0.05, 0.2, 2.0])
-def test_converged_lpboost_equals_linprog_on_the_full_stump_matrix(solver, C):
+def test_converged_lpboost_equals_linprog_on_the_full_stump_matrix(cls, solver, C):
     X, y = _toy()
-    est = LPBoost(C=C, solver=solver, max_iter=1000).fit(X, y)
+    est = cls(C=C, solver=solver, max_iter=1000).fit(X, y)
     assert est.stop_reason_ == "converged"
     ys = np.where(y == est.classes_[1], 1.0, -1.0)
     # small C: α = C already satisfies every dual constraint, the empty master is optimal (w = 0)
@@ -74,10 +87,12 @@ def test_converged_lpboost_equals_linprog_on_the_full_stump_matrix(solver, C):
     assert obj == pytest.approx(_linprog_full(X, ys, C), rel=1e-7)
 
 
-def test_strong_duality_monotonicity_and_complementary_slackness():
+@pytest.mark.parametrize("cls", [LPBoost, _PrimalLPBoost], ids=["cut (default)", "primal"])
+def test_strong_duality_monotonicity_and_complementary_slackness(cls):
+    assert LPBoost._c_master_class is IncrementalLPCutMaster
     X, y = _toy(seed=3, m=80)
     C = 0.5
-    est = LPBoost(C=C, max_iter=1000).fit(X, y)
+    est = cls(C=C, max_iter=1000).fit(X, y)
     obj = np.array(est.trace_["objective"])
     np.testing.assert_allclose(est.trace_["gap"], 0.0, atol=1e-8 * obj.max())  # ||w||₁+CΣξ = 1ᵀα
     np.testing.assert_allclose(est.trace_["dual_objective"], obj, rtol=1e-9)
@@ -129,12 +144,6 @@ def test_converged_nu_lpboost_equals_linprog_on_the_full_stump_matrix(solver, nu
     assert est.trace_["objective"][-1] == pytest.approx(
         _linprog_nu_full(X, _pm1(est, y), nu), rel=1e-7
     )
-
-
-class _PrimalLPBoost(LPBoost):
-    """LPBoost with the ν-master held as the primal grown by columns (primal simplex)."""
-
-    _nu_master_class = IncrementalNuLPMaster
 
 
 @pytest.mark.parametrize("cls", [LPBoost, _PrimalLPBoost], ids=["cut (default)", "primal"])

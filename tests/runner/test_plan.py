@@ -100,6 +100,26 @@ def test_cgens_shrinking_revision_reruns_only_its_exact_bias_cells(monkeypatch):
     assert {key[2] for key in now if now[key] != before[key]} == {"E", "Eg"}
 
 
+def test_lpboost_cut_master_revision_reruns_only_its_c_form_cells(monkeypatch):
+    """LPBoost revision 4 (the C-form held as its dual, grown by cuts) applies to C-form cells
+    (C given, or a grid over C); ν-form cells keep revision 3 and their identity."""
+    spec = parse_spec(
+        {
+            **SPEC,
+            "methods": {
+                "N": {"estimator": "lpboost", "grid": {"nu": [0.1, 0.3]}},
+                "C": {"estimator": "lpboost", "params": {"C": 1.0}},
+                "Cg": {"estimator": "lpboost", "grid": {"C": [0.5, 2.0]}},
+            },
+        },
+        file="p.yaml",
+    )
+    now = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
+    monkeypatch.setattr(get_method("lpboost"), "_result_revision_for", lambda params, grid: 3)
+    before = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
+    assert {key[2] for key in now if now[key] != before[key]} == {"C", "Cg"}
+
+
 def _keys(cells):
     return sorted({(c.dataset.label, c.method.label) for c in cells})
 

@@ -8,6 +8,7 @@ import pytest
 from scipy.optimize import linprog
 
 from kernbench.solvers.lp import (
+    IncrementalLPCutMaster,
     IncrementalLPMaster,
     IncrementalNuLPCutMaster,
     IncrementalNuLPMaster,
@@ -46,10 +47,22 @@ def _data(seed=0, m=50, J=15):
     return H, y
 
 
+_C_MASTERS = {
+    "primal": IncrementalLPMaster,
+    "cut": IncrementalLPCutMaster,
+    "cut dense": lambda y, C: IncrementalLPCutMaster(y, C, sparse_columns=False),
+}
+
+
 @pytest.mark.parametrize("C", [0.05, 0.5, 5.0])
-def test_back_ends_match_linprog_on_identical_columns(C):
+@pytest.mark.parametrize("master_kind", list(_C_MASTERS))
+def test_back_ends_match_linprog_on_identical_columns(C, master_kind):
     H, y = _data()
-    master = IncrementalLPMaster(y, C)
+    rng = np.random.default_rng(7)
+    H[:, 2] = np.where(rng.random(y.size) < 0.9, 1.0, -1.0)  # mostly +1: shifted by +1 when sparse
+    H[:, 4] = np.where(rng.random(y.size) < 0.9, -1.0, 1.0)  # mostly −1
+    H[:5, 6] = 0.0  # not ±1: stored as it is
+    master = _C_MASTERS[master_kind](y, C)
     for j in range(H.shape[1]):
         master.add_column(H[:, j])
         inc = master.solve()
@@ -64,11 +77,13 @@ def test_back_ends_match_linprog_on_identical_columns(C):
             assert np.all(y * (H[:, : j + 1] @ res.w) + res.xi >= 1 - 1e-7)  # primal feasibility
 
 
-def test_empty_master_has_alpha_equal_C():
+@pytest.mark.parametrize("master_kind", list(_C_MASTERS))
+def test_empty_master_has_alpha_equal_C(master_kind):
     _, y = _data()
-    res = IncrementalLPMaster(y, 0.3).solve()
+    res = _C_MASTERS[master_kind](y, 0.3).solve()
     np.testing.assert_allclose(res.alpha, 0.3)
     np.testing.assert_allclose(res.xi, 1.0)
+    assert res.primal == pytest.approx(0.3 * y.size) and res.dual == pytest.approx(0.3 * y.size)
 
 
 def _nu_columns(seed=2):
