@@ -111,6 +111,7 @@ class LPBoost(ColumnGenerationClassifier):
         "max_bins": [Interval(Integral, 2, MAX_BINS_LIMIT, closed="both"), None],
         "random_state": ["random_state"],
     }
+
     @staticmethod
     def _result_revision_for(params: dict[str, Any], grid: dict[str, list[Any]]) -> int:
         """1: C=None runs the ν-LP (was the C-form with C = 1/(νm)); 2: the ν-master stores ±1

@@ -220,7 +220,38 @@ class _IncrementalHighs:
         return int(self._h.getInfo().simplex_iteration_count)
 
 
-class IncrementalLPMaster(_IncrementalHighs):
+class _CFormHighs(_IncrementalHighs, ABC):
+    """What both C-form masters share: C, and the solve that reads (w, ξ, α) from the HiGHS
+    solution (:meth:`_unpack`, one per side of the LP)."""
+
+    def __init__(self, y: np.ndarray, C: float, time_limit: float | None) -> None:
+        super().__init__(y, time_limit)
+        self.C = float(C)
+
+    @abstractmethod
+    def _unpack(self, sol) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(w, ξ, α) from the HiGHS solution of this side of the LP."""
+
+    def solve(self) -> LPResult:
+        """Re-optimise from the current basis; returns the primal and dual solution."""
+        m = self._m
+        if self._J == 0:  # no column: the box's corner α = C, ξ = 1 is the optimum
+            w, xi, alpha, n_iter = np.zeros(0), np.ones(m), np.full(m, self.C), 0
+        else:
+            w, xi, alpha = self._unpack(self._run("LPBoost"))
+            n_iter = self._simplex_iterations()
+        return LPResult(
+            w=w,
+            xi=xi,
+            alpha=alpha,
+            primal=float(w.sum() + self.C * xi.sum()),
+            dual=float(alpha.sum()),
+            status="optimal",
+            n_iter=n_iter,
+        )
+
+
+class IncrementalLPMaster(_CFormHighs):
     """The LPBoost primal (4) held in one HiGHS model and grown column by column.
 
     Parameters
@@ -240,8 +271,7 @@ class IncrementalLPMaster(_IncrementalHighs):
     """
 
     def __init__(self, y: np.ndarray, C: float, time_limit: float | None = None) -> None:
-        super().__init__(y, time_limit)
-        self.C = float(C)
+        super().__init__(y, C, time_limit)
         m, inf = self._m, self._inf
         idx = np.arange(m, dtype=np.int32)
         self._h.addCols(m, np.full(m, self.C), np.zeros(m), np.full(m, inf), 0, [], [], [])
@@ -253,25 +283,14 @@ class IncrementalLPMaster(_IncrementalHighs):
         self._h.addCol(1.0, 0.0, self._inf, nz.size, nz, vals)
         self._J += 1
 
-    def solve(self) -> LPResult:
-        """Re-optimise from the current basis; returns the primal and dual solution."""
-        sol = self._run("LPBoost")
+    def _unpack(self, sol) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(w, ξ) are primal values; α the margin rows' duals."""
         col = np.asarray(sol.col_value, dtype=np.float64)
-        xi = np.maximum(col[: self._m], 0.0)
-        w = np.maximum(col[self._m :], 0.0)
         alpha = np.clip(np.asarray(sol.row_dual, dtype=np.float64), 0.0, self.C)
-        return LPResult(
-            w=w,
-            xi=xi,
-            alpha=alpha,
-            primal=float(w.sum() + self.C * xi.sum()),
-            dual=float(alpha.sum()),
-            status="optimal",
-            n_iter=self._simplex_iterations(),
-        )
+        return np.maximum(col[self._m :], 0.0), np.maximum(col[: self._m], 0.0), alpha
 
 
-class IncrementalLPCutMaster(_IncrementalHighs):
+class IncrementalLPCutMaster(_CFormHighs):
     """The LPBoost dual (5) held in one HiGHS model and grown cut by cut (dual simplex).
 
     Parameters
@@ -308,8 +327,7 @@ class IncrementalLPCutMaster(_IncrementalHighs):
         time_limit: float | None = None,
         sparse_columns: bool = True,
     ) -> None:
-        super().__init__(y, time_limit)
-        self.C = float(C)
+        super().__init__(y, C, time_limit)
         self.sparse_columns = bool(sparse_columns)
         h = self._h
         h.setOptionValue("simplex_strategy", 1)  # dual simplex: a new cut keeps dual feasibility
@@ -332,27 +350,13 @@ class IncrementalLPCutMaster(_IncrementalHighs):
         self._h.addRow(-self._inf, 1.0, nz.size, nz, vals)
         self._J += 1
 
-    def solve(self) -> LPResult:
-        """Re-optimise from the current basis; returns the primal and dual solution."""
+    def _unpack(self, sol) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """α are primal values; w = −(cut duals), ξ = −(α's reduced costs)."""
         m = self._m
-        if self._J == 0:  # nothing to solve: the box's corner
-            alpha, w, xi = np.full(m, self.C), np.zeros(0), np.ones(m)
-            n_iter = 0
-        else:
-            sol = self._run("LPBoost")
-            alpha = np.clip(np.asarray(sol.col_value, dtype=np.float64)[:m], 0.0, self.C)
-            w = np.maximum(-np.asarray(sol.row_dual, dtype=np.float64)[self._first_cut :], 0.0)
-            xi = np.maximum(-np.asarray(sol.col_dual, dtype=np.float64)[:m], 0.0)
-            n_iter = self._simplex_iterations()
-        return LPResult(
-            w=w,
-            xi=xi,
-            alpha=alpha,
-            primal=float(w.sum() + self.C * xi.sum()),
-            dual=float(alpha.sum()),
-            status="optimal",
-            n_iter=n_iter,
-        )
+        w = np.maximum(-np.asarray(sol.row_dual, dtype=np.float64)[self._first_cut :], 0.0)
+        xi = np.maximum(-np.asarray(sol.col_dual, dtype=np.float64)[:m], 0.0)
+        alpha = np.clip(np.asarray(sol.col_value, dtype=np.float64)[:m], 0.0, self.C)
+        return w, xi, alpha
 
 
 @dataclass(frozen=True)
