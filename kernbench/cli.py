@@ -188,7 +188,9 @@ def run(
     reused = f", {summary.reused} reused from --reuse" if summary.reused else ""
     err.print(
         f"{s.name}: {summary.planned} cells planned, {summary.skipped_done} already finished"
-        f"{reused}; this run: {counts} in {summary.seconds:.1f} s -> {summary.out_dir}",
+        f"{reused}; this run: {counts} in {summary.seconds:.1f} s"
+        f"{f' (cells: {summary.cpu_seconds:.1f} s of CPU)' if summary.cpu_seconds else ''}"
+        f" -> {summary.out_dir}",
         highlight=False,
     )
     for (category, message), n in summary.warned.most_common(3):
@@ -541,6 +543,8 @@ def status(
 ) -> None:
     """Show how far a run has got: cells by status, cell time, an estimate of what remains.
 
+    Cell time is each finished cell's wall time (start to finish, waits included); CPU time is
+    what the cells' own processes used (no waits; cells stored before it was recorded lack it).
     Reads the store only (read-only, without the run lock), so it is safe beside a running
     `kernbench run`. Pending cells are planned cells without a row yet (queued or running); the
     estimate of the remaining time is the mean time of done cells of the same method and
@@ -591,7 +595,7 @@ def _print_progress(p, *, by: str, show_failed: bool) -> None:
     shown = [c for c in COLUMNS if c in ("done", "failed", "pending") or p.counts[c]]
     table = Table(title=escape(printable(f"{p.name}: {p.directory}")), show_lines=False)
     table.add_column(by)
-    for col in (*shown, "total", "cell time", "mean/cell", "est. remaining"):
+    for col in (*shown, "total", "cell time", "CPU time", "mean/cell", "est. remaining"):
         table.add_column(col, justify="right")
 
     def remaining(seconds: float | None, unestimated: int) -> str:
@@ -605,6 +609,7 @@ def _print_progress(p, *, by: str, show_failed: bool) -> None:
             *(str(g.counts[c]) for c in shown),
             str(g.total),
             format_seconds(g.cell_seconds) if g.finished else "-",
+            format_seconds(g.cpu_seconds) if g.cpu_seconds is not None else "-",
             format_seconds(g.mean_seconds),
             remaining(g.estimate_seconds, g.unestimated),
             end_section=g is groups[-1],
@@ -615,6 +620,7 @@ def _print_progress(p, *, by: str, show_failed: bool) -> None:
         *(str(p.counts[c]) for c in shown),
         str(p.plan_size),
         format_seconds(p.cell_seconds) if p.finished else "-",
+        format_seconds(p.cpu_seconds) if p.cpu_seconds is not None else "-",
         "",
         remaining(est.cell_seconds if est.cells > est.unestimated else None, est.unestimated),
     )
@@ -627,6 +633,9 @@ def _print_progress(p, *, by: str, show_failed: bool) -> None:
             f"{format_seconds(p.wall_seconds)} ({format_time(p.first_start)} to "
             f"{format_time(p.last_finish)}; last cell finished {ago} ago)"
         )
+        if p.cpu_seconds is not None:
+            of = "" if p.cpu_cells == p.finished else f" (the {p.cpu_cells} cells that record it)"
+            lines.append(f"CPU time of finished cells: {format_seconds(p.cpu_seconds)}{of}")
     lines += _estimate_lines(p)
     lines += [f"note: {n}" for n in p.notes]
     for line in lines:

@@ -95,6 +95,7 @@ VALUES: dict[str, Value] = {
         Value("fit_time_s", "Fit time (s)", in_result=True),
         Value("predict_time_s", "Predict time (s)", in_result=True),
         Value("select_time_s", "Selection time (s)", in_result=True),
+        Value("cpu_time_s", "Cell CPU time (s)", in_result=True),
         Value("model_size", "Model size", in_result=True),
         Value("n_iter", "Iterations", in_result=True),
         Value("test_rmse", "Test RMSE", in_result=True),

@@ -366,3 +366,88 @@ def test_format_seconds():
         "3 h 12 min",
         "2 d 5 h",
     ]
+
+
+def _set_cpu(directory: Path, seconds: dict[tuple[str, str, int], float | None]) -> None:
+    """Give the (method, dataset, realisation) cells a recorded CPU time (None: remove it, as in
+    a store written before CPU time was recorded)."""
+    con = sqlite3.connect(directory / STORE_FILE)
+    with con:
+        for (method, dataset, r), s in seconds.items():
+            where = "WHERE method = ? AND dataset = ? AND realisation = ?"
+            if s is None:
+                sql = f"UPDATE cells SET result = json_remove(result, '$.cpu_time_s') {where}"
+                n = con.execute(sql, (method, dataset, r)).rowcount
+            else:
+                sql = f"UPDATE cells SET result = json_set(result, '$.cpu_time_s', ?) {where}"
+                n = con.execute(sql, (s, method, dataset, r)).rowcount
+            assert n == 1
+    con.close()
+
+
+def test_the_run_records_each_cells_cpu_time(store_dir):
+    rows = Store(store_dir, readonly=True).summaries()
+    finished = [r for r in rows if r["status"] in ("done", "failed")]
+    assert len(finished) == 6
+    assert all(r["cpu_seconds"] is not None and r["cpu_seconds"] > 0 for r in finished)
+
+
+def test_cpu_time_is_summed_per_group_and_in_all(store_dir):
+    cpu = {
+        ("svm", "breast_cancer", 0): 3.0,
+        ("svm", "breast_cancer", 1): 5.0,
+        ("svm", "twonorm", 0): 40.0,
+        ("ada", "twonorm", 0): 7.0,
+        # failed cells: not finished (a rerun computes them again), so, as for the cell time,
+        # their CPU is not in the sums
+        ("ada", "breast_cancer", 0): 0.5,
+        ("ada", "breast_cancer", 1): 0.25,
+    }
+    _set_cpu(store_dir, cpu)
+    p = read_progress(store_dir)
+    assert p.cpu_seconds == pytest.approx(55.0) and p.cpu_cells == 4
+    by_method = {g.label: g.cpu_seconds for g in p.by_method}
+    assert by_method == pytest.approx({"ada": 7.0, "svm": 48.0})
+    res = runner.invoke(app, ["status", str(store_dir)])
+    assert res.exit_code == 0, res.output
+    assert f"CPU time of finished cells: {format_seconds(55.0)}\n" in res.stdout
+    assert "CPU time" in res.stdout.splitlines()[1] + res.stdout.splitlines()[2]  # a column
+    data = json.loads(runner.invoke(app, ["status", str(store_dir), "--json"]).stdout)
+    assert data["cpu_seconds"] == pytest.approx(55.0) and data["cpu_cells"] == 4
+    assert data["by_method"]["svm"]["cpu_seconds"] == pytest.approx(48.0)
+
+
+def test_cells_without_a_cpu_time_are_left_out_and_said_so(store_dir):
+    _set_cpu(store_dir, {("svm", "twonorm", 0): 40.0, ("ada", "twonorm", 0): None})
+    p = read_progress(store_dir)
+    assert p.cpu_cells == 3 and p.finished == 4
+    assert "(the 3 cells that record it)" in runner.invoke(app, ["status", str(store_dir)]).stdout
+    # a store of which no cell records it: no CPU line, "-" in the column
+    _set_cpu(
+        store_dir,
+        {
+            k: None
+            for k in [
+                ("svm", "breast_cancer", 0),
+                ("svm", "breast_cancer", 1),
+                ("svm", "twonorm", 0),
+                ("ada", "breast_cancer", 0),
+                ("ada", "breast_cancer", 1),
+            ]
+        },
+    )
+    p = read_progress(store_dir)
+    assert p.cpu_seconds is None and p.cpu_cells == 0
+    assert all(g.cpu_seconds is None for g in p.by_method)
+    assert "CPU time of finished" not in runner.invoke(app, ["status", str(store_dir)]).stdout
+
+
+def test_a_damaged_result_does_not_stop_the_status(store_dir):
+    con = sqlite3.connect(store_dir / STORE_FILE)
+    with con:
+        con.execute(
+            "UPDATE cells SET result = '{not json' WHERE method = 'svm' AND realisation = 0"
+        )
+    con.close()
+    p = read_progress(store_dir)
+    assert p.finished == 4 and p.cpu_cells == 2  # svm's realisation 0 on both datasets unread

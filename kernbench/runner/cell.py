@@ -132,6 +132,7 @@ def _run_cell(cell: Cell) -> CellRecord:
     from kernbench.runner.select import select_fit_score
 
     started = time.time()
+    cpu_started = time.process_time()  # this process's CPU, all its threads: one cell per process
     inside_cell()
     try:
         if cell.dataset.entry is not None:  # a user's dataset: make it known in this worker
@@ -172,6 +173,7 @@ def _run_cell(cell: Cell) -> CellRecord:
             "fit_time_s": outcome.fit_time_s,
             "predict_time_s": outcome.predict_time_s,
             "select_time_s": outcome.select_time_s,
+            "cpu_time_s": time.process_time() - cpu_started,
             "model_size": outcome.model_size,
             "trace": outcome.trace,
             "n_train": int(X_train.shape[0]),
@@ -209,6 +211,10 @@ def _run_cell(cell: Cell) -> CellRecord:
             "skipped" if isinstance(exc, RealisationUnavailable) else "failed",
             error=f"{type(exc).__name__}: {exc}",
             traceback=traceback.format_exc(),
-            result={"versions": versions(), "host": socket.gethostname()},
+            result={
+                "versions": versions(),
+                "host": socket.gethostname(),
+                "cpu_time_s": time.process_time() - cpu_started,
+            },
             started_at=started,
         )

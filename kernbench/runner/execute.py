@@ -42,6 +42,8 @@ class RunSummary:
     counts: dict[str, int] = field(default_factory=dict)
     failed: list[tuple[str, int, str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    #: CPU seconds of this run's cells (each worker's own, summed; not the driver's)
+    cpu_seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     #: (category, message) -> number of this run's cells that raised that warning
     warned: Counter[tuple[str, str]] = field(default_factory=Counter)
@@ -187,6 +189,7 @@ def run_experiment(
                 backup_store(store)
                 since_backup = 0
             summary.counts[rec.status] = summary.counts.get(rec.status, 0) + 1
+            summary.cpu_seconds += float(rec.result.get("cpu_time_s") or 0.0)
             summary.warned.update(
                 (w["category"], w["message"]) for w in rec.result.get("warnings") or ()
             )

@@ -1,11 +1,11 @@
 """How far a run has got, read from its results store (``kernbench status``).
 
 Counts the cells of the store's plan by status, per method and per dataset; sums the time of the
-finished cells; spans the run from its first start to its last finish; and estimates the cell time
-the unfinished cells still need: for each, the mean time of the ``done`` cells of the same method
-and dataset; else, when the dataset has ``done`` cells of other methods, the method's time scaled
-to that dataset (a model log t = a_method + b_dataset fitted to the ``done`` cells); else the mean
-of the same method; else no estimate.
+finished cells (and the CPU time they record); spans the run from its first start to its last
+finish; and estimates the cell time the unfinished cells still need: for each, the mean time of
+the ``done`` cells of the same method and dataset; else, when the dataset has ``done`` cells of
+other methods, the method's time scaled to that dataset (a model log t = a_method + b_dataset
+fitted to the ``done`` cells); else the mean of the same method; else no estimate.
 
 Nothing here writes. The store is opened read-only and without the run lock, so a run may keep
 writing while this reads: all reads happen in one read transaction (one consistent state). A store
@@ -50,6 +50,10 @@ class Group:
         ``status -> cells`` for every status of :data:`COLUMNS`.
     cell_seconds : float
         Summed time (finished_at - started_at) of its finished cells.
+    cpu_seconds : float or None
+        Summed CPU time of its finished cells that record one (None when none does: cells
+        stored before kernbench recorded it). Unlike the cell time it does not count time a
+        cell spent waiting: for a core, or stopped (SIGSTOP) with its run.
     mean_seconds : float or None
         Mean time of its ``done`` cells (None before the first).
     estimate_seconds : float or None
@@ -61,6 +65,7 @@ class Group:
     label: str
     counts: dict[str, int]
     cell_seconds: float = 0.0
+    cpu_seconds: float | None = None
     mean_seconds: float | None = None
     estimate_seconds: float | None = None
     unestimated: int = 0
@@ -135,6 +140,10 @@ class Progress:
         In spec order, then labels only the store knows (sorted).
     cell_seconds : float
         Summed time of the finished cells.
+    cpu_seconds : float or None
+        Summed CPU time of the finished cells that record one (see :class:`Group`).
+    cpu_cells : int
+        How many finished cells record one.
     first_start, last_finish : float or None
         Unix times: the earliest start and the latest finish of a cell of the plan.
     estimate : Estimate
@@ -154,6 +163,8 @@ class Progress:
     first_start: float | None
     last_finish: float | None
     estimate: Estimate
+    cpu_seconds: float | None = None
+    cpu_cells: int = 0
     failed: list[FailedCell] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -190,6 +201,8 @@ class Progress:
             "percent_finished": round(self.percent, 2),
             "counts": self.counts,
             "cell_seconds": self.cell_seconds,
+            "cpu_seconds": self.cpu_seconds,
+            "cpu_cells": self.cpu_cells,
             "first_start": self.first_start,
             "last_finish": self.last_finish,
             "wall_seconds": self.wall_seconds,
@@ -276,6 +289,7 @@ def progress_of(
             r["method"],
             r["status"] if r["status"] in COLUMNS else "pending",
             durations[r["cell_id"]],
+            cpu=_cpu(r),
         )
         for r in current
     ]
@@ -339,6 +353,8 @@ def progress_of(
         by_method=by_method,
         by_dataset=by_dataset,
         cell_seconds=_finished_seconds(cells),
+        cpu_seconds=_finished_cpu(cells),
+        cpu_cells=sum(1 for c in cells if c.status in FINAL_STATUSES and c.cpu is not None),
         first_start=min(starts, default=None),
         last_finish=max(finishes, default=None),
         estimate=estimate,
@@ -356,6 +372,7 @@ class _Cell:
     method: str
     status: str
     seconds: float | None = None
+    cpu: float | None = None
     estimate: float | None = None
     source: str = ""  # "pair": same method and dataset, "scaled": cell_time_model, "method": mean
 
@@ -370,6 +387,7 @@ def _group(label: str, cells: list[_Cell], mean: float | None) -> Group:
         label=label,
         counts=counts,
         cell_seconds=_finished_seconds(cells),
+        cpu_seconds=_finished_cpu(cells),
         mean_seconds=mean,
         estimate_seconds=sum(estimates) if estimates else None,
         unestimated=len(unfinished) - len(estimates),
@@ -378,6 +396,20 @@ def _group(label: str, cells: list[_Cell], mean: float | None) -> Group:
 
 def _finished_seconds(cells: list[_Cell]) -> float:
     return sum(c.seconds for c in cells if c.status in FINAL_STATUSES and c.seconds is not None)
+
+
+def _finished_cpu(cells: list[_Cell]) -> float | None:
+    cpu = [c.cpu for c in cells if c.status in FINAL_STATUSES and c.cpu is not None]
+    return sum(cpu) if cpu else None
+
+
+def _cpu(row: dict[str, Any]) -> float | None:
+    """The CPU seconds a stored row records (``cpu_seconds`` of :meth:`Store.summaries`)."""
+    value = row.get("cpu_seconds")
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
 
 
 def _labels(spec: dict[str, Any], key: str) -> list[str]:

@@ -351,12 +351,20 @@ class Store:
 
     @_sqlite_errors
     def summaries(self) -> list[dict[str, Any]]:
-        """Every cell's identity, labels, status, error, times and attempts: the row without its
+        """Every cell's identity, labels, status, error, times and attempts, and the CPU time its
+        result records (``cpu_seconds``, None where it has none): the row without its
         parameters, result and traceback (cheap to read from a large store)."""
-        cur = self._con.execute(
-            "SELECT cell_id, dataset, realisation, method, estimator, status, error, "
-            "started_at, finished_at, attempts FROM cells"
+        columns = (
+            "cell_id, dataset, realisation, method, estimator, status, error, "
+            "started_at, finished_at, attempts"
         )
+        try:  # sqlite's JSON functions read the one number without decoding the result
+            cur = self._con.execute(
+                f"SELECT {columns}, CASE WHEN json_valid(result) "
+                "THEN json_extract(result, '$.cpu_time_s') END AS cpu_seconds FROM cells"
+            )
+        except sqlite3.OperationalError:  # an sqlite built without them
+            cur = self._con.execute(f"SELECT {columns}, NULL AS cpu_seconds FROM cells")
         names = [d[0] for d in cur.description]
         return [dict(zip(names, values, strict=True)) for values in cur]
 

@@ -1,4 +1,5 @@
-"""One cell's warnings: counted into its record, kept off the terminal, summarised by ``run``."""
+"""One cell's record: its warnings (counted, kept off the terminal, summarised by ``run``) and
+its CPU time."""
 
 from __future__ import annotations
 
@@ -64,3 +65,35 @@ def test_a_cells_warnings_are_recorded_and_summarised_not_printed(tmp_path):
         by_method = {r["method"]: r["warnings"] for r in csv.DictReader(f)}
     assert by_method["RFF"].startswith("ConvergenceWarning×7: ")
     assert by_method["AdaBoost"] == ""
+
+
+def test_a_cell_records_its_cpu_time_without_its_waits(tmp_path, monkeypatch):
+    import time
+
+    import kernbench.datasets  # noqa: F401 - imported before the cell: their import is CPU too
+    import kernbench.methods  # noqa: F401
+    import kernbench.runner.select as select
+
+    real = select.select_fit_score
+
+    def waits(*args, **kwargs):  # a cell that waits 1.5 s (as for a core, or stopped)
+        time.sleep(1.5)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(select, "select_fit_score", waits)
+    spec = {**SPEC, "methods": {"AdaBoost": SPEC["methods"]["AdaBoost"]}}
+    path = tmp_path / "cpu.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    out = tmp_path / "res"
+    res = CliRunner().invoke(app, ["run", str(path), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    assert "s of CPU)" in res.output  # the run's summary line sums its cells' CPU
+    with Store(out) as store:
+        (row,) = store.rows()
+    wall = row["finished_at"] - row["started_at"]
+    cpu = row["result"]["cpu_time_s"]
+    assert wall >= 1.5
+    assert 0.0 < cpu < wall - 1.0  # the sleep is wall time, not CPU time
+    with open(out / "cells.csv", newline="", encoding="utf-8") as f:
+        (exported,) = csv.DictReader(f)
+    assert float(exported["cpu_time_s"]) == cpu
