@@ -752,7 +752,8 @@ def dcd_solve(Phi, J, bias, y, alpha, w, C, tol, max_epochs, seed, qd):  # pragm
     row lets the inner loops vectorise; a sliced view would not). The bias is ``w[J]`` with
     feature value ``bias`` (0 disables it). ``y`` may be int8 (1 byte per row read at random
     instead of 8; the same values). ``qd`` holds Q_ii = bias² + ‖Φ_i‖² (from
-    :func:`dual_diagonal`). Returns (epochs, violation, converged).
+    :func:`dual_diagonal`), or one entry when every Q_ii equals it (±1 columns: J + bias²), which
+    spares a read at a random row per step. Returns (epochs, violation, converged).
     """
     np.random.seed(seed)  # noqa: NPY002 (numba supports only the legacy global generator)
     m = Phi.shape[0]
@@ -761,6 +762,7 @@ def dcd_solve(Phi, J, bias, y, alpha, w, C, tol, max_epochs, seed, qd):  # pragm
     index = np.arange(m).astype(np.int32)
     ring = np.empty(_PREFETCH_AHEAD, dtype=np.int64)
     line = max(1, 64 // Phi.itemsize)  # entries per cache line
+    same_q = qd.shape[0] == 1  # one Q_ii for every row
     active = m
     pg_max_old = np.inf
     pg_min_old = -np.inf
@@ -780,7 +782,8 @@ def dcd_solve(Phi, J, bias, y, alpha, w, C, tol, max_epochs, seed, qd):  # pragm
                     prefetch_item(Phi, ahead, J - 1)  # the last, for a row not line-aligned
                 prefetch_entry(alpha, ahead)
                 prefetch_entry(y, ahead)
-                prefetch_entry(qd, ahead)
+                if not same_q:
+                    prefetch_entry(qd, ahead)
             i = index[s]
             yi = float(y[i])
             dot = w[J] * bias
@@ -810,9 +813,10 @@ def dcd_solve(Phi, J, bias, y, alpha, w, C, tol, max_epochs, seed, qd):  # pragm
                 pg_max_new = pg
             if pg < pg_min_new:
                 pg_min_new = pg
-            if abs(pg) > 1.0e-12 and qd[i] > 0.0:
+            qi = qd[0] if same_q else qd[i]
+            if abs(pg) > 1.0e-12 and qi > 0.0:
                 old = alpha[i]
-                new = old - g / qd[i]
+                new = old - g / qi
                 if new < 0.0:
                     new = 0.0
                 elif new > C:
@@ -865,6 +869,11 @@ def _phi_rmatvec(Phi, J, u):  # pragma: no cover - numba
 def _is_sign_valued(H: np.ndarray) -> bool:
     """All entries in {−1, 0, +1}: the columns are stored exactly as int8."""
     return bool(np.all((H == 1.0) | (H == -1.0) | (H == 0.0)))
+
+
+def _is_plus_minus_one(H: np.ndarray) -> bool:
+    """All entries ±1 (stumps): every row of the columns has squared norm J."""
+    return bool(np.all(np.abs(H) == 1.0))
 
 
 class RestrictedLinearSVM:
@@ -938,6 +947,7 @@ class RestrictedLinearSVM:
         # the dual CD's row reads (its memory traffic) shrink 8×; the first other column turns the
         # buffer into float64 for good
         self._Phi = np.zeros((m, 16), dtype=np.int8)
+        self._plus_minus_one = True  # every column ±1 so far: Q_ii = J + bias² for every row
         self._J = 0
         self._use_gram = bias_mode == "exact" and m <= gram_max_rows  # dual CD never reads it
         self._K = np.zeros((m, m)) if self._use_gram else np.zeros((1, 1))
@@ -993,6 +1003,7 @@ class RestrictedLinearSVM:
         if m != self.y.shape[0]:
             raise ValueError(f"column length {m} != number of samples {self.y.shape[0]}")
         dtype = self._Phi.dtype
+        self._plus_minus_one = self._plus_minus_one and _is_plus_minus_one(H_new)
         if dtype != np.float64 and not _is_sign_valued(H_new):
             dtype = np.dtype(np.float64)
         if self._J + k > self._Phi.shape[1] or dtype != self._Phi.dtype:
@@ -1077,6 +1088,13 @@ class RestrictedLinearSVM:
                 max_free=self.max_free,
             )
 
+    def _dual_diagonal(self) -> np.ndarray:
+        """The dual CD's Q_ii (bias feature 1): with ±1 columns the one value J + 1 (exact in
+        float32, as :func:`dual_diagonal` would give for every row), else per row."""
+        if self._plus_minus_one and self._J < 2**24:
+            return np.array([self._J + 1.0], dtype=np.float32)
+        return dual_diagonal(self._Phi, self._J, 1.0)
+
     def solve(self, tol: float | None = None, max_epochs: int | None = None) -> SolveInfo:
         """Re-solve from the current α (warm start). Returns the :class:`SolveInfo`."""
         tol = self.tol if tol is None else float(tol)
@@ -1103,7 +1121,7 @@ class RestrictedLinearSVM:
                 tol,
                 max_epochs,
                 self.seed + self._calls,
-                dual_diagonal(self._Phi, self._J, 1.0),
+                self._dual_diagonal(),
             )
             self.b = float(self._w[self._J])
             n_iter = int(epochs)

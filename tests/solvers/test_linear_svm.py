@@ -234,6 +234,47 @@ def test_dual_cd_gives_the_same_iterates_with_narrow_labels_and_diagonal():
     np.testing.assert_array_equal(runs[0][2], runs[1][2])
 
 
+def test_dual_cd_with_one_diagonal_entry_for_all_rows_takes_the_same_steps():
+    """±1 columns give Q_ii = J + 1 for every row; passed as one entry, every step is the same."""
+    H, y = _sign_problem(seed=23, J=10)
+    H[:3, 0] = 1.0  # no zeros: stumps
+    Phi = H.astype(np.int8)
+    m, J = Phi.shape
+    full = dual_diagonal(Phi, J, 1.0)
+    np.testing.assert_array_equal(full, J + 1.0)
+    runs = []
+    for diag in (full, np.array([J + 1.0], dtype=np.float32)):
+        alpha, w = np.zeros(m), np.zeros(J + 1)
+        out = dcd_solve(Phi, J, 1.0, y.astype(np.int8), alpha, w, 0.7, 1e-6, 200, 3, diag)
+        runs.append((out, alpha, w))
+    assert runs[0][0] == runs[1][0]
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    np.testing.assert_array_equal(runs[0][2], runs[1][2])
+
+
+def test_restricted_svm_uses_one_diagonal_entry_only_while_every_column_is_plus_minus_one():
+    H, y = _sign_problem(seed=29, J=6)  # column 0 has zeros
+    stumps = np.sign(H[:, 1:] + 0.5)
+    svm = RestrictedLinearSVM(y, 2.0, bias_mode="liblinear", tol=1e-8, max_epochs=10**4)
+    for j in range(stumps.shape[1]):
+        svm.add_columns(stumps[:, j])
+        qd = svm._dual_diagonal()
+        np.testing.assert_array_equal(qd, [j + 2.0])  # J + bias², one entry
+        svm.solve()
+    svm.add_columns(H[:, 0])  # zeros: the rows differ from now on
+    qd = svm._dual_diagonal()
+    assert qd.shape == (y.shape[0],)
+    np.testing.assert_array_equal(qd, dual_diagonal(svm._Phi, svm.n_columns, 1.0))
+    svm.solve()
+    # and the fit is LIBLINEAR's problem: the optimum of the bias-as-feature SVM, by cvxpy
+    Phi = svm.columns
+    w, b = cp.Variable(Phi.shape[1]), cp.Variable()
+    hinge = cp.sum(cp.pos(1 - cp.multiply(y, Phi @ w + b)))
+    ref = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + 0.5 * b**2 + 2.0 * hinge))
+    ref.solve()
+    assert svm.primal_objective() == pytest.approx(ref.value, rel=1e-5)
+
+
 @numba.njit
 def _plain_shuffles(index, active, seed, rounds):  # pragma: no cover - numba
     np.random.seed(seed)  # noqa: NPY002 (numba: the legacy generator only)
