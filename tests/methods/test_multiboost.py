@@ -153,9 +153,13 @@ def test_fit_matches_the_previous_unfused_evaluation(monkeypatch):
     new = MultiBoost(C=1e4, max_iter=30).fit(X, y)
     monkeypatch.setattr(mb, "solve_shared_lbfgsb", previous)
     old = MultiBoost(C=1e4, max_iter=30).fit(X, y)
-    # scipy's default ftol stops each solve ~1e-4 short of the optimum; rounding moves where
-    assert len(new.trace_["objective"]) == len(old.trace_["objective"])
-    np.testing.assert_allclose(new.trace_["objective"], old.trace_["objective"], rtol=1e-3)
+    # scipy's default ftol stops each solve ~1e-4 short of the optimum; rounding moves where, and
+    # so whether pricing finds a violated constraint in the last round: one path may stop as
+    # converged one iteration before the other
+    n_new, n_old = len(new.trace_["objective"]), len(old.trace_["objective"])
+    assert abs(n_new - n_old) <= 1
+    n = min(n_new, n_old)
+    np.testing.assert_allclose(new.trace_["objective"][:n], old.trace_["objective"][:n], rtol=1e-3)
     assert new.trace_["objective"][-1] == pytest.approx(old.trace_["objective"][-1], rel=1e-5)
     np.testing.assert_array_equal(new.predict(X), old.predict(X))
 

@@ -74,8 +74,11 @@ def test_columns_stay_identical_from_the_symmetric_start() -> None:
     X, y = _data()
     for n_iter in (1, 7, 40):
         res = exrm_alm(X, y, 6, 2.0, 1, max_iter=n_iter, tol=0.0)
-        assert np.array_equal(res.W, np.repeat(res.W[:, :1], 6, axis=1))
-        assert np.all(res.b == res.b[0])
+        # identical up to rounding: BLAS may block the columns of one product differently, which
+        # moves the last bit (about 1e-15 after 40 iterations here); a broken symmetry is far
+        # above 1e-12
+        np.testing.assert_allclose(res.W, np.repeat(res.W[:, :1], 6, axis=1), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(res.b, res.b[0], rtol=0, atol=1e-12)
 
 
 def _subproblem8_cvxpy(P: np.ndarray, Q: np.ndarray, mu: float) -> tuple[float, np.ndarray]:
