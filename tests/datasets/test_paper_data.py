@@ -158,3 +158,14 @@ def test_paper_data_variants_validate_offline_naming_missing_files(spec, files, 
         runner.invoke(app, ["validate", "--no-data", str(ROOT / "experiments" / spec)]).exit_code
         == 0
     )
+
+
+def test_unverified_files_enter_the_cell_identity_by_their_content(cache):
+    """No published checksum: the fingerprint follows the local copy's bytes."""
+    from kernbench.datasets.realisation import dataset_fingerprint
+
+    absent = dataset_fingerprint("libsvm-sonar-scale", None)
+    _write(cache, "libsvm/sonar_scale", b"1 1:0.5\n-1 2:0.25\n")
+    first = dataset_fingerprint("libsvm-sonar-scale", None)
+    _write(cache, "libsvm/sonar_scale", b"1 1:0.5\n-1 2:0.75\n")
+    assert len({absent, first, dataset_fingerprint("libsvm-sonar-scale", None)}) == 3
