@@ -30,7 +30,7 @@ METHOD_KEYS = {"estimator", "params", "grid", "take"}
 TAKE_KEYS = {"from", "params"}
 DATASET_KEYS = {"name", "label", "options", "protocol"}
 TABLE_KEYS = {"value", "spread", "format", "reference", "significance"}
-REFERENCE_KEYS = {"file", "methods", "datasets"}
+REFERENCE_KEYS = {"file", "methods", "datasets", "stand_ins"}
 TABLE_VALUES = tuple(VALUES)
 
 
@@ -568,6 +568,13 @@ def _parse_table(
             else:
                 ck.string(other, dpath)
         kw["reference_datasets"] = dict(ref_ds)
+        stand_ins = ck.mapping(r.get("stand_ins", {}) or {}, "table.reference.stand_ins")
+        for label, paper_data in stand_ins.items():
+            spath = f"table.reference.stand_ins.{label}"
+            if label not in ds_labels:
+                raise ck.fail(spath, f"no dataset labelled {label!r}{_suggest(label, ds_labels)}")
+            ck.string(paper_data, spath)
+        kw["reference_stand_ins"] = dict(stand_ins)
     return TableSpec(**kw)
 
 

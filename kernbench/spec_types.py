@@ -147,9 +147,15 @@ class TableSpec:
         A CSV of published numbers shown beside ours; in a spec, ``reference.file`` (relative to
         the spec) with ``reference.methods`` (our label -> filters on the CSV's columns) and
         ``reference.datasets`` (our label -> the CSV's dataset name, or a mapping
-        ``{dataset: NAME, <column>: value}`` that also filters on other columns).
+        ``{dataset: NAME, <column>: value}`` that also filters on other columns) and
+        ``reference.stand_ins`` (our label -> the paper's data set, for rows whose published
+        numbers were measured on another data set).
     reference_methods, reference_datasets : dict
         ``reference.methods`` and ``reference.datasets`` of the spec.
+    reference_stand_ins : dict
+        ``reference.stand_ins``: our dataset label -> the paper's data set, for rows whose
+        published numbers were measured on another data set than ours (marked ‡ in tables and
+        counted apart).
     significance : float
         Level of the paired t-test behind "not significantly worse than the best" (†).
     """
@@ -160,6 +166,7 @@ class TableSpec:
     reference: str | None = None
     reference_methods: dict[str, dict[str, Any]] = field(default_factory=dict)
     reference_datasets: dict[str, Any] = field(default_factory=dict)
+    reference_stand_ins: dict[str, str] = field(default_factory=dict)
     significance: float = 0.05
 
 

@@ -220,3 +220,23 @@ def test_per_dataset_protocol_overrides():
     )
     with pytest.raises(SpecError, match="datasets\\[0\\].protocol.seed"):
         parse(seeded)
+
+
+def test_reference_stand_ins_name_datasets_of_the_spec(tmp_path):
+    (tmp_path / "ref.csv").write_text("dataset,method,mean\nbreast_cancer,AdaBoost,3.0\n")
+    data = copy.deepcopy(GOOD)
+    data["table"]["reference"] = {
+        "file": "ref.csv",
+        "stand_ins": {"twonorm-n": "the paper's noisy twonorm"},
+    }
+    spec = parse_spec(data, file=str(tmp_path / "s.yaml"))
+    assert spec.table.reference_stand_ins == {"twonorm-n": "the paper's noisy twonorm"}
+    data["table"]["reference"]["stand_ins"] = {"twonorm": "x"}
+    with pytest.raises(SpecError) as info:
+        parse_spec(data, file=str(tmp_path / "s.yaml"))
+    assert info.value.path == "table.reference.stand_ins.twonorm"
+    assert "did you mean 'twonorm-n'" in str(info.value)
+    data["table"]["reference"]["stand_ins"] = {"twonorm-n": 3}
+    with pytest.raises(SpecError) as info:
+        parse_spec(data, file=str(tmp_path / "s.yaml"))
+    assert info.value.path == "table.reference.stand_ins.twonorm-n"

@@ -43,8 +43,10 @@ class RawFile:
     ----------
     path : str
         Path relative to the cache (and mirror) root, e.g. ``"sonar/sonar.all-data"``.
-    sha256 : str
-        Checksum of the stored file.
+    sha256 : str or None
+        Checksum of the stored file; ``None`` where no checksum is published for a file that is
+        not in the project's mirror (the paper's own data sets): such a file is used unverified,
+        and ``kernbench data info`` says so.
     content_sha256 : str or None
         For compressed files: checksum of the decompressed content (what a ``decompressed`` source
         serves).
@@ -54,7 +56,7 @@ class RawFile:
     """
 
     path: str
-    sha256: str
+    sha256: str | None
     bytes: int | None = None
     format: str | None = None
     content_sha256: str | None = None
@@ -95,6 +97,9 @@ class DatasetEntry:
     predefined: dict[str, Any] | None = None
     substitution: str | None = None
     papers: tuple[str, ...] = ()
+    #: False for the papers' own data sets that the offline mirror does not hold (downloaded by
+    #: users with internet access; the reproduction specs use stand-ins for them by default)
+    mirrored: bool = True
     #: where the entry comes from: ``kernbench`` (the package's catalogue), a user catalogue file
     #: or a spec file (``file:`` datasets)
     origin: str = "kernbench"
@@ -214,7 +219,7 @@ def _entry_from_dict(
     files = tuple(
         RawFile(
             path=f["path"],
-            sha256=f["sha256"],
+            sha256=f.get("sha256"),
             bytes=f.get("bytes"),
             format=f.get("format"),
             content_sha256=f.get("content_sha256"),
@@ -250,6 +255,7 @@ def _entry_from_dict(
         predefined=raw.get("predefined"),
         substitution=raw.get("substitution"),
         papers=tuple(raw.get("papers", ())),
+        mirrored=bool(raw.get("mirrored", True)),
         origin=origin,
         raw=raw if keep_raw else None,
     )

@@ -111,7 +111,8 @@ def info_cmd(name: Annotated[str, typer.Argument(help="Dataset name or alias.")]
     if files:
         console.print(f"  [cyan]{'files':>15}[/cyan]  {len(files)}")
         for f in files[:12]:
-            console.print(f"      {f.path}  sha256 {f.sha256[:16]}…")
+            digest = f"sha256 {f.sha256[:16]}…" if f.sha256 else "no published sha256 (unverified)"
+            console.print(f"      {f.path}  {digest}")
         if len(files) > 12:
             console.print(f"      … and {len(files) - 12} more")
 

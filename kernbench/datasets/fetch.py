@@ -46,6 +46,7 @@ __all__ = [
     "availability",
     "download",
     "offline_hint",
+    "missing_files",
     "unavailable",
 ]
 
@@ -107,6 +108,8 @@ def verify_file(raw: RawFile, path: str | Path) -> None:
         Naming the file, the expected and the actual sha256.
     """
     path = Path(path)
+    if raw.sha256 is None:  # no published checksum: nothing to compare with
+        return
     st = path.stat()
     key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
     if _verified.get(key):
@@ -410,16 +413,43 @@ def unavailable(
 
 
 def offline_hint(missing: Iterable[str]) -> str:
-    """What to run to make ``missing`` datasets available: the fetch and the mirror commands."""
+    """What to run to make ``missing`` datasets available: the fetch and the mirror commands, and
+    each missing file with where it is downloaded from."""
     names = sorted(set(missing))
     fetch = _fetch_command(names)
     root = os.environ.get("KERNBENCH_MIRROR") or None
     where = f"the mirror {root}" if root else "a mirror (KERNBENCH_MIRROR is not set)"
-    return (
+    text = (
         f"dataset(s) {', '.join(names)} not in the cache ({data_home()}) nor in {where}; run "
         f"`{fetch}` (downloads), or use a local copy: `export KERNBENCH_MIRROR=DIR` "
         f"(or `{fetch} --mirror DIR`)"
     )
+    files = missing_files(names)
+    if files:
+        text += "; missing file(s): " + "; ".join(
+            f"{f.path} (from {f.sources[0]['url'] if f.sources else 'no catalogued source'}"
+            + (", no published checksum" if f.sha256 is None else "")
+            + ")"
+            for f in files
+        )
+    return text
+
+
+def missing_files(names: Iterable[str], *, mirror: str | Path | None = None) -> list[RawFile]:
+    """The raw files of the named datasets that are in neither the cache nor the mirror (no
+    hashing, no download), each once, in catalogue order."""
+    cache = data_home()
+    try:
+        root = mirror_root(mirror)
+    except DataError:
+        root = None
+    out: dict[str, RawFile] = {}
+    for entry in _expand(names):
+        for f in entry.all_files():
+            present = (cache / f.path).is_file() or (root is not None and (root / f.path).is_file())
+            if not present:
+                out.setdefault(f.path, f)
+    return list(out.values())
 
 
 def availability(entry: DatasetEntry, mirror: str | Path | None = None) -> str:

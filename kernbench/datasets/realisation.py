@@ -34,7 +34,8 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from kernbench.datasets import generators
-from kernbench.datasets.catalog import DatasetEntry, get_dataset, resolve_options
+from kernbench.datasets.catalog import DatasetEntry, RawFile, get_dataset, resolve_options
+from kernbench.datasets.fetch import locate, sha256_file
 from kernbench.datasets.recipes import load_pool, read_ida_realisation, standardize_pool
 from kernbench.errors import DataError
 from kernbench.seeds import derive_seed
@@ -405,14 +406,23 @@ def _portable(value: Any) -> Any:
     return value
 
 
+def _file_digest(raw: RawFile) -> str:
+    """The catalogue checksum of a raw file; for a file without one (no published checksum), the
+    sha256 of the local copy, so that its cells' identity still follows its content."""
+    if raw.sha256 is not None:
+        return raw.sha256
+    path = locate(raw)
+    return "absent" if path is None else sha256_file(path)
+
+
 def dataset_fingerprint(name: str, options: dict[str, Any] | None) -> str:
-    """sha256 hex identifying a dataset's content: the raw files' catalogue checksums, the recipe,
+    """sha256 hex identifying a dataset's content: the raw files' checksums, the recipe,
     the predefined source, the canonical options JSON (defaults filled in) and, for generated sets,
     the generator version."""
     entry = get_dataset(name)
     doc = {
         "dataset": entry.name,
-        "files": sorted((_portable(f.path), f.sha256) for f in entry.all_files()),
+        "files": sorted((_portable(f.path), _file_digest(f)) for f in entry.all_files()),
         "recipe": {k: _portable(v) for k, v in entry.recipe.items()},
         "predefined": entry.predefined,
         "options": {

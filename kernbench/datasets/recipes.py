@@ -275,15 +275,22 @@ def label_text(value: Any) -> str:
 
 
 def _libsvm(entry: DatasetEntry, recipe: dict[str, Any], options: dict[str, Any]) -> Pool:
-    X, y = read_libsvm(_path(entry, recipe["file"]), recipe.get("n_features"))
+    """One LIBSVM file, or ``files: [train, test]``: the two parts pooled, the first marked as
+    the standard training part (features beyond a part's largest index are 0)."""
+    rels = tuple(recipe.get("files") or [recipe["file"]])
+    parts = [read_libsvm(_path(entry, rel), recipe.get("n_features")) for rel in rels]
+    width = max(X.shape[1] for X, _ in parts)
+    X = np.vstack([np.pad(X, ((0, 0), (0, width - X.shape[1]))) for X, _ in parts])
+    y = np.concatenate([part_y for _, part_y in parts])
+    train_mask = None if len(parts) == 1 else np.arange(len(y)) < len(parts[0][1])
     if entry.task == "regression":  # the line's leading number is the target as it is
-        return Pool(X, np.asarray(y, dtype=np.float64), None, (recipe["file"],))
+        return Pool(X, np.asarray(y, dtype=np.float64), train_mask, rels)
     if entry.task == "binary" and not recipe.get("positive"):  # LIBSVM's convention: y > 0 is +1
-        return Pool(X, np.where(y > 0, 1, -1).astype(np.int64), None, (recipe["file"],))
+        return Pool(X, np.where(y > 0, 1, -1).astype(np.int64), train_mask, rels)
     labels = np.array([label_text(v) for v in y], dtype=str)
     positive = [label_text(v) for v in recipe.get("positive") or ()]
     y_mapped, names = map_labels(labels, entry.task, positive)
-    return Pool(X, y_mapped, None, (recipe["file"],), (), names)
+    return Pool(X, y_mapped, train_mask, rels, (), names)
 
 
 def svm_scale(X: np.ndarray, lower: float = -1.0, upper: float = 1.0) -> np.ndarray:

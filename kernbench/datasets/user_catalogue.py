@@ -40,6 +40,7 @@ ENTRY_KEYS = REQUIRED_KEYS + (
     "predefined",
     "substitution",
     "papers",
+    "mirrored",
 )
 _TEXT_KEYS = ("title", "source", "url", "citation", "description", "labels", "encoding", "missing")
 _FILE_KEYS = {"path", "sha256", "bytes", "format", "content_sha256", "sources", "provenance"}
@@ -63,7 +64,7 @@ _RECIPES: dict[str, tuple[set[str], set[str]]] = {
             "skip_lines",
         },
     ),
-    "libsvm": ({"file"}, {"n_features", "positive"}),
+    "libsvm": (set(), {"file", "files", "n_features", "positive"}),
     "generator": ({"function"}, set()),
     "sklearn": ({"loader"}, set()),
     "rescaled": ({"base"}, set()),
@@ -140,6 +141,8 @@ def validate_entry(
         counts = ck.mapping(e["class_counts"], f"{path}.class_counts")
         for label, count in counts.items():
             ck.integer(count, f"{path}.class_counts.{label}", low=0)
+    if "mirrored" in e and not isinstance(e["mirrored"], bool):
+        raise ck.fail(f"{path}.mirrored", f"expected true or false, got {_show(e['mirrored'])}")
     renamed = _check_files(ck, e, path, base_dir)
     _check_recipe(ck, e, path, renamed)
     _check_options(ck, e, path)
@@ -157,7 +160,9 @@ def _check_files(ck: _Checker, e: dict[str, Any], path: str, base_dir: Path | No
         fpath = f"{path}.files[{j}]"
         f = dict(ck.mapping(item, fpath, "a mapping {path, sha256, ...}"))
         ck.known_keys(f, _FILE_KEYS, fpath)
-        for key in ("path", "sha256"):
+        # a file outside the mirror may lack a checksum where none is published
+        required = ("path",) if e.get("mirrored") is False else ("path", "sha256")
+        for key in required:
             if key not in f:
                 raise ck.fail(f"{fpath}.{key}", f"missing required key {key!r}")
         rel = ck.string(f["path"], f"{fpath}.path")
@@ -197,9 +202,11 @@ def _check_recipe(ck: _Checker, e: dict[str, Any], path: str, renamed: dict[str,
     for key in sorted(required):
         if key not in r:
             raise ck.fail(f"{rpath}.{key}", f"missing required key {key!r} for kind {kind!r}")
+    if kind in ("table", "libsvm") and ("file" in r) == ("files" in r):
+        raise ck.fail(rpath, "expected exactly one of 'file' or 'files'")
+    if kind == "libsvm" and "files" in r and len(r["files"]) != 2:
+        raise ck.fail(f"{rpath}.files", "expected two files: the training part and the test part")
     if kind == "table":
-        if ("file" in r) == ("files" in r):
-            raise ck.fail(rpath, "expected exactly one of 'file' or 'files'")
         ck.integer(r["label_column"], f"{rpath}.label_column")
         if e["task"] == "binary" and not r.get("positive"):
             raise ck.fail(f"{rpath}.positive", "a binary task needs the raw labels of the +1 class")

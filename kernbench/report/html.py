@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kernbench.report.render import _count, _dataset_label, _legend, _ours
+from kernbench.report.render import _count, _dataset_label, _legend, _ours, _published_text
 from kernbench.report.tables import Table, build_table
 from kernbench.store import Store, find_stores
 
@@ -88,7 +88,7 @@ def _table_html(table: Table) -> str:
             if not ref:
                 tds.append(f'<td class="{klass}">{ours}</td>')
                 continue
-            published = cell.published.text if cell.published is not None else "–"
+            published = _published_text(cell)
             vclass, vtext = _verdict(cell.within_tolerance if cell.published else None)
             tds.append(f'<td class="published">{_e(published)}</td>')
             tds.append(f'<td class="{klass} {vclass}">{ours}</td>')
@@ -103,8 +103,9 @@ def _table_html(table: Table) -> str:
     legend = _legend(table, bold="bold", mark="†", alpha="α", pm=" ± ")
     if ref:
         legend.append(
-            "Verdict: 'agrees' (green) when ours lies within the tolerance above of the published "
-            "value, 'differs' (red) otherwise."
+            "Verdict: 'agrees' (green) when our mean agrees with the published one under the rule "
+            "above, 'differs' (red) otherwise; ‡ marks a published number measured on another "
+            "data set (a stand-in)."
         )
     parts = ['<div class="wide"><table class="results">', *rows, "</table></div>"]
     parts += [f'<p class="legend">{_e(line)}</p>' for line in legend]

@@ -1,9 +1,11 @@
 """Published reference numbers: load a tidy reference CSV and match it to our table cells.
 
 A reference CSV (``experiments/reference/*.csv``) has one row per (dataset, method, setting,
-metric) with the printed ``mean`` and ``spread`` and the ``spread_kind`` (``std`` | ``stderr`` |
-``none``), plus setting columns such as ``T``, ``weak_learner``, ``kernel``, ``n_base``,
-``regularization``.
+metric) with the printed ``mean`` and ``spread``, the ``spread_kind`` (``std`` | ``stderr`` |
+``none``: what the paper's ``±`` means) and ``n_runs`` (the paper's number of runs behind the
+mean), plus setting columns such as ``T``, ``weak_learner``, ``kernel``, ``n_base``,
+``regularization``. ``spread_kind`` and ``n_runs`` turn a printed spread into the standard error
+of the published mean, which the agreement rule compares (docs/tables-and-figures.md).
 
 A table cell (our dataset label, our method label) is matched by
 
@@ -49,13 +51,19 @@ class ReferenceMatchError(KernbenchError):
 
 @dataclass(frozen=True)
 class Published:
-    """One published number as printed (``text`` keeps ``2.30`` as ``2.30``)."""
+    """One published number as printed (``text`` keeps ``2.30`` as ``2.30``).
+
+    ``n_runs`` is the paper's number of runs (``None`` when the CSV does not say), ``dataset``
+    the CSV's data set the number was measured on.
+    """
 
     mean: float
     spread: float | None
     spread_kind: str
     text: str
     spread_text: str | None = None
+    n_runs: int | None = None
+    dataset: str | None = None
 
 
 def load_reference(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -170,10 +178,13 @@ def match_reference(
         return None
     spread_text = str(row.get("spread", "")).strip() or None
     kind = str(row.get("spread_kind", "")).strip() or ("none" if spread_text is None else "std")
+    runs = _to_float(str(row.get("n_runs", "")).strip())
     return Published(
         mean=mean,
         spread=_to_float(spread_text) if spread_text else None,
         spread_kind=kind,
         text=str(row["mean"]).strip(),
         spread_text=spread_text,
+        n_runs=int(runs) if runs is not None and runs >= 1 else None,
+        dataset=str(dataset),
     )

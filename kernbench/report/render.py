@@ -5,6 +5,9 @@ expected count, the row's best in bold, ``†`` (markdown) / underline (LaTeX) f
 significantly worse than the best. With a reference CSV the published value comes first: in markdown
 in the same cell, ``26.97 | 27.40 ± 1.20`` (published | ours); in LaTeX as a ``paper`` sub-column
 before an ``ours`` sub-column under each method; in CSV as ``published_mean``/``published_spread``.
+A published number measured on another data set than ours (a stand-in) carries ``‡`` (CSV:
+``published_dataset`` names the paper's data set, ``stand_in`` is true) and the notes name the
+paper's data set.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from kernbench.report.tables import Cell, Table
 Format = Literal["md", "latex", "csv"]
 DASH = "–"
 NSW_MARK = "†"
+STAND_IN_MARK = "‡"
 
 
 def _number(x: float, percent: bool) -> str:
@@ -68,14 +72,32 @@ def _legend(table: Table, *, bold: str, mark: str, alpha: str, pm: str) -> list[
     if table.has_reference:
         lines.append(f"Published values from {_basename(table.reference)}, shown first.")
         if table.tolerance is not None:
-            k, n = table.tolerance
-            unit = " points" if percent else ""
-            lines.append(
-                f"{k} of {n} of our cells lie within max(2 × combined spread, 1.5{unit}) of the "
-                "published value (combined spread = sqrt(ours² + published²), both of the "
-                "published spread kind)."
-            )
+            lines.append(agreement_line(table))
     return lines
+
+
+def agreement_line(table: Table) -> str:
+    """The table's agreement count under the rule on means, stand-ins counted apart."""
+    k, n = table.tolerance or (0, 0)
+    unit = " points" if table.unit == "%" else ""
+    text = (
+        f"{k} of {n} of our means agree with the published one: |ours − published| ≤ "
+        f"max(2 × sqrt(s_o²/n_o + s_p²/n_p), 1.5{unit}), the standard errors of the two means."
+    )
+    if table.tolerance_stand_ins is not None:
+        ks, ns = table.tolerance_stand_ins
+        text += (
+            f" Like for like {k - ks}/{n - ns}; on stand-ins ({STAND_IN_MARK}: published on "
+            f"another data set) {ks}/{ns}."
+        )
+    return text
+
+
+def _published_text(cell: Cell, mark: str = STAND_IN_MARK) -> str:
+    """The published number as printed, ``‡``-marked when measured on a stand-in data set."""
+    if cell.published is None:
+        return DASH
+    return cell.published.text + (mark if cell.stand_in is not None else "")
 
 
 def _basename(path: str | None) -> str:
@@ -98,8 +120,7 @@ def _md_cell(table: Table, cell: Cell) -> str:
     ours += _count(cell)
     if not table.has_reference:
         return ours
-    published = cell.published.text if cell.published is not None else DASH
-    return f"{published} \\| {ours}"
+    return f"{_published_text(cell)} \\| {ours}"
 
 
 def _rank_text(rank: float | None) -> str:
@@ -147,6 +168,9 @@ _LATEX_SPECIALS = {
     "α": r"$\alpha$",
     "–": "--",
     "±": r"$\pm$",
+    "≤": r"$\le$",
+    "−": r"$-$",
+    "‡": r"$^\ddagger$",
     "…": r"\ldots{}",
 }
 
@@ -193,7 +217,7 @@ def render_latex(table: Table) -> str:
         for m in table.methods:
             cell = table.cell(d, m)
             if ref:
-                row.append(cell.published.text if cell.published is not None else "--")
+                row.append(_published_text(cell, r"$^\ddagger$").replace(DASH, "--"))
             row.append(_latex_cell(table, cell))
         out.append(" & ".join(row) + r" \\")
     out.append(r"\midrule")
@@ -229,6 +253,9 @@ CSV_COLUMNS = [
     "within_tolerance",
     "value",
     "unit",
+    "published_n_runs",
+    "published_dataset",
+    "stand_in",
 ]
 
 
@@ -258,6 +285,9 @@ def table_frame(table: Table) -> pd.DataFrame:
                     "within_tolerance": c.within_tolerance,
                     "value": table.value,
                     "unit": table.unit,
+                    "published_n_runs": None if p is None else p.n_runs,
+                    "published_dataset": None if p is None else p.dataset,
+                    "stand_in": None if p is None else c.stand_in is not None,
                 }
             )
     return pd.DataFrame.from_records(records, columns=CSV_COLUMNS)

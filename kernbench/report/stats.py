@@ -167,22 +167,55 @@ def average_ranks(
     return np.mean(rows, axis=0), int(complete.sum())
 
 
+def published_stderr(
+    spread: float | None, kind: str, n_runs: int | None, *, n_fallback: int | None = None
+) -> float:
+    """The standard error of a published mean from its printed spread.
+
+    Parameters
+    ----------
+    spread : float or None
+        The printed spread (``None``: the paper printed none).
+    kind : str
+        What the paper's ``±`` means: ``std`` (a standard deviation over its runs), ``stderr``
+        (already a standard error) or ``none``.
+    n_runs : int or None
+        The paper's number of runs; for ``std`` the spread is divided by ``sqrt(n_runs)``.
+    n_fallback : int, optional
+        The number of runs to assume when the paper's is not known (a reproduction runs the
+        paper's count, so the caller passes its own); without it a ``std`` counts as over one run.
+
+    Returns
+    -------
+    float
+        0 when there is no spread.
+    """
+    if spread is None or kind not in ("std", "stderr"):
+        return 0.0
+    if kind == "stderr":
+        return float(spread)
+    n = n_runs if n_runs else n_fallback
+    return float(spread) / float(np.sqrt(max(int(n or 1), 1)))
+
+
 def within_tolerance(
     ours_mean: float,
-    ours_spread: float | None,
+    ours_stderr: float | None,
     published_mean: float,
-    published_spread: float | None,
+    published_stderr: float | None,
     *,
     k: float = 2.0,
     floor: float = 1.5,
 ) -> bool:
-    """Whether our value lies within ``max(k * combined spread, floor)`` of the published one.
+    """Whether two means agree: ``|ours − published| <= max(k · sqrt(se_o² + se_p²), floor)``.
 
-    ``combined spread = sqrt(ours² + theirs²)``, both of the same kind (std or stderr); a missing
-    spread counts as 0. With the defaults this is the agreement criterion of the paper issues:
-    within max(2 × combined spread, 1.5 points).
+    The agreement rule of every table and docs page (docs/tables-and-figures.md): with
+    ``se = s / sqrt(n)`` of each side's runs, the difference of two means is compared with twice
+    its own standard error, ``2 · sqrt(s_o²/n_o + s_p²/n_p)``, and never with less than 1.5
+    points. Pass standard errors, not the per-run spreads (:func:`published_stderr` converts a
+    printed one); a missing one counts as 0.
     """
-    a = 0.0 if ours_spread is None else float(ours_spread)
-    b = 0.0 if published_spread is None else float(published_spread)
+    a = 0.0 if ours_stderr is None else float(ours_stderr)
+    b = 0.0 if published_stderr is None else float(published_stderr)
     combined = float(np.hypot(a, b))
     return abs(float(ours_mean) - float(published_mean)) <= max(k * combined, floor)

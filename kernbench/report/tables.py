@@ -13,7 +13,10 @@ Rules (issue #2 part 7):
   (fewer than two shared realisations: no mark);
 * the average rank uses only datasets where every method has a result; ties share the average rank;
 * with a reference CSV, the published value sits beside ours, and the table reports how many of our
-  cells lie within max(2 × combined spread, 1.5 points) of it.
+  means agree with it: within max(2 × sqrt(s_o²/n_o + s_p²/n_p), 1.5 points), the standard errors
+  of the two means (:func:`kernbench.report.stats.within_tolerance`); rows whose published numbers
+  were measured on another data set (the spec's ``reference.stand_ins``) are marked and counted
+  apart.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from kernbench.report.stats import (
     average_ranks,
     mean_spread,
     not_significantly_worse,
+    published_stderr,
     row_ranks,
     sample_std,
     standard_error,
@@ -74,6 +78,8 @@ class Cell:
     p_value: float | None = None
     rank: float | None = None
     within_tolerance: bool | None = None
+    #: the paper's data set when its published number was measured on another one than ours
+    stand_in: str | None = None
 
     @property
     def n(self) -> int:
@@ -98,7 +104,10 @@ class Table:
     average_ranks: dict[str, float | None]
     n_rank_datasets: int
     reference: str | None = None
+    #: (cells agreeing, cells compared) over all cells with a published value
     tolerance: tuple[int, int] | None = None
+    #: the same counts over the cells whose published number is on a stand-in data set
+    tolerance_stand_ins: tuple[int, int] | None = None
     #: the spec's ``table.format``: how ``kernbench table`` renders it unless told otherwise
     format: str = "md"
     dataset_flags: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -269,7 +278,8 @@ def build_table(
 def _attach_reference(table: Table, ref_path: str, tspec: dict) -> None:
     ref = load_reference(ref_path)
     table.reference = str(ref_path)
-    n_within = n_compared = 0
+    stand_ins = tspec.get("reference_stand_ins") or {}
+    n_within = n_compared = stand_within = stand_compared = 0
     for cell in table.cells.values():
         cell.published = match_reference(
             ref,
@@ -280,17 +290,30 @@ def _attach_reference(table: Table, ref_path: str, tspec: dict) -> None:
             value=table.value,
             source=Path(ref_path).name,
         )
-        if cell.published is None or cell.mean is None:
+        if cell.published is None:
             continue
-        # our spread in the published kind (std or stderr); "none" -> the table's kind
-        kind = cell.published.spread_kind
-        ours = {"std": cell.std, "stderr": cell.stderr}.get(kind, cell.spread)
+        cell.stand_in = stand_ins.get(cell.dataset)
+        if cell.mean is None:
+            continue
+        # the agreement of two means: each side's standard error (ours from its n runs, the
+        # paper's from its printed spread, spread kind and number of runs)
+        theirs = published_stderr(
+            cell.published.spread,
+            cell.published.spread_kind,
+            cell.published.n_runs,
+            n_fallback=cell.n,
+        )
         cell.within_tolerance = within_tolerance(
-            cell.mean, ours, cell.published.mean, cell.published.spread
+            cell.mean, cell.stderr, cell.published.mean, theirs
         )
         n_compared += 1
         n_within += cell.within_tolerance
+        if cell.stand_in is not None:
+            stand_compared += 1
+            stand_within += cell.within_tolerance
     table.tolerance = (n_within, n_compared)
+    if stand_ins:
+        table.tolerance_stand_ins = (stand_within, stand_compared)
 
 
 def _notes(table: Table, exp: Experiment) -> list[str]:
@@ -301,7 +324,24 @@ def _notes(table: Table, exp: Experiment) -> list[str]:
         text = f"{d}*: substitute splits or data: {what}"
         reasons = table.substitutions.get(d)
         notes.append(text + (f" ({'; '.join(reasons)})." if reasons else "."))
+    for d, paper_data in _stand_ins(table).items():
+        notes.append(
+            f"‡ {d}: the published numbers were measured on {paper_data}, another data set than "
+            "ours (a stand-in), and are counted apart."
+        )
     return notes + _cell_notes(table) + list(exp.notes)
+
+
+def _stand_ins(table: Table) -> dict[str, str]:
+    """``dataset -> the paper's data set`` for the rows whose published numbers are stand-ins."""
+    out: dict[str, str] = {}
+    for d in table.datasets:
+        for m in table.methods:
+            paper_data = table.cell(d, m).stand_in
+            if paper_data is not None:
+                out[d] = paper_data
+                break
+    return out
 
 
 def _cell_notes(table: Table) -> list[str]:

@@ -22,14 +22,18 @@ def _match(ref, dataset, method, **kw):
 
 def test_filters_pick_the_T100_and_T1000_rows(lin_li_csv):
     ref = load_reference(lin_li_csv)
-    assert _match(ref, "twonorm", "AB-Stump-100") == Published(5.06, 0.06, "stderr", "5.06", "0.06")
+    assert _match(ref, "twonorm", "AB-Stump-100") == Published(
+        5.06, 0.06, "stderr", "5.06", "0.06", n_runs=100, dataset="twonorm"
+    )
     assert _match(ref, "twonorm", "AB-Stump-1000") == Published(
-        4.97, 0.06, "stderr", "4.97", "0.06"
+        4.97, 0.06, "stderr", "4.97", "0.06", n_runs=100, dataset="twonorm"
     )
     assert _match(ref, "twonorm-n", "AB-Stump-1000").mean == 15.5
     assert _match(ref, "threenorm", "AB-Perc-100").mean == 18.2  # string filter, text compare
     # the SVM rows have an empty T; a method filter alone is unique for them
-    assert _match(ref, "threenorm", "SVM-Stump") == Published(17.7, 0.10, "stderr", "17.7", "0.10")
+    assert _match(ref, "threenorm", "SVM-Stump") == Published(
+        17.7, 0.10, "stderr", "17.7", "0.10", n_runs=100, dataset="threenorm"
+    )
 
 
 def test_printed_text_is_kept(lin_li_csv):

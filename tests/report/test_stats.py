@@ -10,6 +10,7 @@ from kernbench.report.stats import (
     mean_spread,
     not_significantly_worse,
     paired_ttest_pvalue,
+    published_stderr,
     row_ranks,
     sample_std,
     standard_error,
@@ -152,7 +153,7 @@ def test_average_ranks_skip_incomplete_datasets():
 
 
 @pytest.mark.parametrize(
-    ("ours", "ours_s", "pub", "pub_s", "expected"),
+    ("ours", "ours_se", "pub", "pub_se", "expected"),
     [
         (27.4, 1.2, 26.97, 0.55, True),  # |0.43| <= 1.5
         (30.0, 0.1, 27.0, 0.1, False),  # 3.0 > max(2*0.141, 1.5)
@@ -162,5 +163,37 @@ def test_average_ranks_skip_incomplete_datasets():
         (10.0, None, 8.4, None, False),
     ],
 )
-def test_within_tolerance(ours, ours_s, pub, pub_s, expected):
-    assert within_tolerance(ours, ours_s, pub, pub_s) is expected
+def test_within_tolerance(ours, ours_se, pub, pub_se, expected):
+    assert within_tolerance(ours, ours_se, pub, pub_se) is expected
+
+
+def test_agreement_of_means_uses_standard_errors():
+    """Per-run spreads of 5.44 (ours) and 4.7 points (published), 10 runs each, as on sonar.
+
+    The per-run spreads would allow 2 × sqrt(5.44² + 4.7²) ≈ 14.4 points; the standard errors of
+    the two means allow 2 × sqrt(5.44²/10 + 4.7²/10) ≈ 4.55 points.
+    """
+    ours = np.array([20.0, 30.0, 25.0, 35.0, 22.0, 28.0, 18.0, 33.0, 27.0, 26.0])
+    se_o = float(np.std(ours, ddof=1) / np.sqrt(ours.size))
+    se_p = published_stderr(4.7, "std", 10)
+    assert se_p == pytest.approx(4.7 / np.sqrt(10))
+    band = 2 * np.sqrt(np.var(ours, ddof=1) / 10 + 4.7**2 / 10)
+    mean = float(ours.mean())
+    assert within_tolerance(mean, se_o, mean - band + 1e-9, se_p)
+    assert not within_tolerance(mean, se_o, mean - band - 1e-6, se_p)
+    assert not within_tolerance(mean, se_o, mean - 8.0, se_p)  # inside the old ±14.4 band
+
+
+@pytest.mark.parametrize(
+    ("spread", "kind", "n_runs", "fallback", "expected"),
+    [
+        (2.0, "std", 4, None, 1.0),  # a standard deviation over 4 runs
+        (2.0, "stderr", 4, None, 2.0),  # already a standard error
+        (2.0, "std", None, 16, 0.5),  # the paper's count unknown: ours assumed
+        (2.0, "std", None, None, 2.0),  # nothing known: one run
+        (None, "std", 10, None, 0.0),  # no printed spread
+        (2.0, "none", 10, None, 0.0),
+    ],
+)
+def test_published_stderr(spread, kind, n_runs, fallback, expected):
+    assert published_stderr(spread, kind, n_runs, n_fallback=fallback) == pytest.approx(expected)

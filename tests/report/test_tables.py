@@ -268,7 +268,8 @@ def test_reference_columns_and_tolerance(make_store, spec_dict, add_cell, lin_li
     assert f"5.06 \\| {ab.mean:.2f} ± {ab.spread:.2f}" in md
     assert "– \\| " in md  # CGENS has no published value
     assert "| dataset (published \\| ours) |" in md  # the header says which side is which
-    assert f"{within} of 4 of our cells lie within max(2 × combined spread, 1.5 points)" in md
+    assert f"{within} of 4 of our means agree with the published one" in md
+    assert "max(2 × sqrt(s_o²/n_o + s_p²/n_p), 1.5 points)" in md
     assert "lin_li_table1.csv" in md
 
     tex = render_table(table, "latex")
@@ -391,3 +392,53 @@ def test_store_without_spec_and_parent_directories(make_store, spec_dict, add_ce
     assert path == other / "table.md"
     assert path.read_text(encoding="utf-8").startswith("### Synthetic second")
     assert "30.00" in path.read_text(encoding="utf-8")
+
+
+def test_stand_in_rows_marked_in_every_format_and_counted_apart(
+    make_store, spec_dict, add_cell, lin_li_csv
+):
+    """A published number on another data set carries ‡ (md, LaTeX, HTML), the CSV says so, the
+    notes name the paper's data set and the agreement line counts it apart."""
+    from kernbench.report.html import write_html_report
+
+    table_spec = {
+        "spread": "stderr",
+        "reference": str(lin_li_csv),
+        "reference_methods": {"AB-Stump": {"method": "AdaBoost-Stump", "T": 100}},
+        "reference_datasets": {"our-twonorm": "twonorm", "our-noisy": "twonorm-n"},
+        "reference_stand_ins": {"our-noisy": "Lin & Li's noisy twonorm"},
+    }
+    spec = spec_dict(
+        "si", ["our-twonorm", "our-noisy"], ["SVM-Stump", "AB-Stump"], table=table_spec
+    )
+    directory, store = make_store("si", spec)
+    # published: twonorm 2.86 / 5.06, twonorm-n 3.08 / 12.6 (stderr, 100 runs); ours n = 5
+    ours = {
+        ("our-twonorm", "SVM-Stump"): [2.8, 2.9, 3.0, 2.7, 2.9],  # agrees
+        ("our-twonorm", "AB-Stump"): [9.0, 9.2, 9.1, 8.9, 9.0],  # does not
+        ("our-noisy", "SVM-Stump"): [3.1, 3.0, 3.2, 3.1, 2.9],  # agrees (stand-in)
+        ("our-noisy", "AB-Stump"): [12.0, 12.2, 12.5, 12.1, 12.4],  # agrees (stand-in)
+    }
+    for (d, m), values in ours.items():
+        for r, v in enumerate(values):
+            add_cell(store, d, m, r, v / 100)
+    table = build_table(directory)
+    assert table.tolerance == (3, 4) and table.tolerance_stand_ins == (2, 2)
+    assert table.cell("our-noisy", "AB-Stump").stand_in == "Lin & Li's noisy twonorm"
+    assert table.cell("our-twonorm", "AB-Stump").stand_in is None
+
+    md = render_table(table)
+    assert "| our-noisy | 3.08‡ \\| " in md and "| our-twonorm | 2.86 \\| " in md
+    assert "Like for like 1/2; on stand-ins (‡: published on another data set) 2/2." in md
+    assert "‡ our-noisy: the published numbers were measured on Lin & Li's noisy twonorm" in md
+    tex = render_table(table, "latex")
+    assert r"12.6$^\ddagger$ &" in tex and r"5.06 &" in tex
+    assert "‡" not in tex  # every mark in LaTeX's own notation
+    frame = pd.read_csv(io.StringIO(render_table(table, "csv")))
+    row = frame[(frame.dataset == "our-noisy") & (frame.method == "AB-Stump")].iloc[0]
+    assert bool(row.stand_in) and row.published_dataset == "twonorm-n"
+    assert row.published_n_runs == 100
+    assert not frame[frame.dataset == "our-twonorm"].stand_in.any()
+    page = write_html_report(directory).read_text(encoding="utf-8")
+    assert '<td class="published">3.08‡</td>' in page
+    assert '<td class="published">2.86</td>' in page
