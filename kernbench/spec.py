@@ -135,6 +135,8 @@ def _parse(ck: _Checker, data: Any, check_datasets: bool, dataset_checker: Any) 
                     f"methods.{m.label}.grid",
                     "a grid with several values needs protocol.cv_folds >= 2 to choose among them",
                 )
+    if check_datasets:
+        _check_tasks(ck, datasets, methods)
     table = _parse_table(ck, top.get("table", {}), methods, datasets)
     return Spec(
         name=name,
@@ -493,6 +495,50 @@ def _validate_params(
     for pname, values in grid.items():
         for j, value in enumerate(values):
             check({**base, pname: value}, f"{path}.grid.{pname}[{j}]", value)
+
+
+# -- datasets x methods --------------------------------------------------------------------------
+def _dataset_task(d: DatasetSpec) -> tuple[str, int]:
+    """``(task, classes)`` of a dataset as a spec uses it (options may binarise a multi-class
+    entry); ``("", 0)`` for a name the catalogue does not know (a test's own checker)."""
+    from kernbench.datasets import get_dataset, resolve_options
+
+    try:
+        entry = get_dataset(d.name)
+        options = resolve_options(entry.name, d.options)
+    except (DataError, KeyError):
+        return "", 0
+    if entry.task == "multiclass" and options.get("positive"):
+        return "binary", 2
+    return entry.task, entry.classes
+
+
+def _check_tasks(
+    ck: _Checker, datasets: tuple[DatasetSpec, ...], methods: tuple[MethodSpec, ...]
+) -> None:
+    """Refuse a (dataset, method) pair whose cells could only fail: a binary-only method on a
+    dataset of three or more classes, a classifier on regression targets."""
+    from kernbench.methods import get_method
+
+    tags = {m.label: get_method(m.estimator)().__sklearn_tags__() for m in methods}
+    for i, d in enumerate(datasets):
+        task, classes = _dataset_task(d)
+        for m in methods:
+            t = tags[m.label]
+            clf = t.classifier_tags
+            if task == "regression" and t.estimator_type == "classifier":
+                raise ck.fail(
+                    f"datasets[{i}]",
+                    f"dataset {d.label!r} is a regression task (real-valued targets); method "
+                    f"{m.label!r} ({m.estimator}) is a classifier",
+                )
+            if task == "multiclass" and classes > 2 and clf is not None and not clf.multi_class:
+                raise ck.fail(
+                    f"datasets[{i}]",
+                    f"dataset {d.label!r} has {classes} classes; method {m.label!r} "
+                    f"({m.estimator}) is binary only: choose the +1 classes (`options: {{positive: "
+                    f"[...]}}`, or `positive:` beside `file:`), or use a multi-class method",
+                )
 
 
 # -- table ---------------------------------------------------------------------------------------
