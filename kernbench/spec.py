@@ -28,7 +28,8 @@ TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table", "catalo
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
 METHOD_KEYS = {"estimator", "params", "grid", "take"}
 TAKE_KEYS = {"from", "params"}
-DATASET_KEYS = {"name", "label", "options", "protocol"}
+#: every key a mapping in ``datasets`` may have; those of a data file need ``file`` (see user.py)
+DATASET_KEYS = {"name", "label", "options", "protocol"} | FILE_DATASET_KEYS
 TABLE_KEYS = {"value", "spread", "format", "reference", "significance"}
 REFERENCE_KEYS = {"file", "methods", "datasets"}
 TABLE_VALUES = tuple(VALUES)
@@ -244,7 +245,7 @@ def _parse_datasets(
             name, label, options = item, item, {}
         else:
             d = ck.mapping(item, path, "a dataset name or a mapping {name, label, options}")
-            ck.known_keys(d, DATASET_KEYS | FILE_DATASET_KEYS, path)
+            ck.known_keys(d, DATASET_KEYS, path)
             if "name" not in d:
                 raise ck.fail(f"{path}.name", "missing required key 'name'")
             entry = _file_dataset(ck, d, path)

@@ -145,3 +145,45 @@ def test_every_figure_the_docs_show_is_made_by_a_make_target() -> None:
         assert src in drawn or any(src.startswith(kind + "_") for kind in kinds), (
             f"results/figures/{src} (for docs/{image}) is drawn by no reproduction target"
         )
+
+
+def test_every_spec_file_the_docs_run_exists() -> None:
+    """A command in the README or a docs page naming `experiments/NAME.yaml` names a real file."""
+    pages = [ROOT / "README.md", *DOCS.rglob("*.md")]
+    named = set()
+    for page in pages:
+        for line in page.read_text(encoding="utf-8").splitlines():
+            for name in re.findall(r"kernbench \w+ experiments/([\w.-]+\.ya?ml)\b", line):
+                named.add((page.relative_to(ROOT).as_posix(), name))
+    assert named, "no spec file found in the docs: the pattern is wrong"
+    missing = sorted(
+        f"{page}: experiments/{name}"
+        for page, name in named
+        if not (ROOT / "experiments" / name).is_file()
+    )
+    assert not missing, "the docs run spec files that do not exist:\n" + "\n".join(missing)
+
+
+def test_spec_page_lists_every_key_a_dataset_mapping_accepts(tmp_path: Path) -> None:
+    """The `datasets[i]` row of docs/spec.md against the keys the validator names when it
+    refuses an unknown one (read from its message, not from the constant the page is made of)."""
+    from kernbench.errors import SpecError
+    from kernbench.spec import parse_spec
+
+    data = {"name": "k", "datasets": [{"name": "iris", "zzz": 1}], "methods": {}}
+    with pytest.raises(SpecError) as info:
+        parse_spec(data, file=str(tmp_path / "k.yaml"))
+    accepted = set(re.search(r"\(allowed: ([^)]*)\)", str(info.value)).group(1).split(", "))
+    assert {
+        "file",
+        "format",
+        "label_column",
+        "positive",
+        "delimiter",
+        "header",
+        "sha256",
+        "task",
+    } <= accepted
+    text = (DOCS / "spec.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| `datasets[i]` (a mapping)"))
+    assert set(re.findall(r"`(\w+)`", row.split("|")[2])) == accepted
