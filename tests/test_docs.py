@@ -187,3 +187,25 @@ def test_spec_page_lists_every_key_a_dataset_mapping_accepts(tmp_path: Path) -> 
     text = (DOCS / "spec.md").read_text(encoding="utf-8")
     row = next(line for line in text.splitlines() if line.startswith("| `datasets[i]` (a mapping)"))
     assert set(re.findall(r"`(\w+)`", row.split("|")[2])) == accepted
+
+
+def test_performance_page_answers_first_and_its_log_lives_beside_the_csvs() -> None:
+    """docs/performance.md: at most 15 KB, a summary table first (what, against, result, how to
+    rerun), each figure of it found in the dated log under benchmarks/, each script it runs real."""
+    page = DOCS / "performance.md"
+    text = page.read_text(encoding="utf-8")
+    assert page.stat().st_size <= 15 * 1024, f"docs/performance.md is {page.stat().st_size} bytes"
+    assert re.findall(r"^## (.+)$", text, flags=re.M)[0] == "Summary"
+    summary = text.split("## Summary", 1)[1].split("\n## ", 1)[0]
+    assert "| what | against | result | rerun |" in summary
+    rows = [r for r in summary.splitlines() if r.startswith("| ") and not r.startswith("| what")]
+    assert len(rows) >= 10
+    log_path = ROOT / "benchmarks" / "logs" / "performance.md"
+    assert "`benchmarks/logs/performance.md`" in text and log_path.is_file()
+    log = log_path.read_text(encoding="utf-8")
+    for row in rows:
+        what, _against, result, rerun = (c.strip() for c in row.strip("|").split("|"))
+        for number in re.findall(r"\d+(?:\.\d+)?", result):
+            assert number in log, f"{what}: {number} is not in the log"
+        for script in re.findall(r"benchmarks/(\w+\.py)", rerun):
+            assert (ROOT / "benchmarks" / script).is_file(), f"{what}: no benchmarks/{script}"
