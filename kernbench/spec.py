@@ -136,9 +136,9 @@ def _parse(ck: _Checker, data: Any, check_datasets: bool, dataset_checker: Any) 
                     f"methods.{m.label}.grid",
                     "a grid with several values needs protocol.cv_folds >= 2 to choose among them",
                 )
-    if check_datasets:
-        _check_tasks(ck, datasets, methods)
     table = _parse_table(ck, top.get("table", {}), methods, datasets)
+    if check_datasets:  # once every part is well formed: which datasets each method can take
+        _check_tasks(ck, datasets, methods)
     return Spec(
         name=name,
         title=title,
