@@ -59,7 +59,7 @@ RFLAG := $(if $(REALISATIONS),--realisations $(REALISATIONS),)
 quickstart: $(STAMP) ## run the quickstart experiment on embedded data and print its table
 	$(KB) run experiments/quickstart.yaml --jobs $(JOBS)
 	$(KB) table results/quickstart
-	@$(if $(VENV_PYTHON),echo "kernbench is installed in $(VENV): '. $(VENV)/bin/activate' to call it directly",true)
+	@$(if $(VENV_PYTHON),echo "kernbench is installed in $(VENV): run '. $(VENV)/bin/activate' (the README's next line) to put kernbench on your PATH",true)
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PYTHON) $$f || exit 1; done

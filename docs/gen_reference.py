@@ -136,6 +136,7 @@ def key_sets() -> str:
     parts = [
         ("top level", spec.TOP_KEYS),
         ("`datasets[i]` (a mapping)", spec.DATASET_KEYS),
+        ("`datasets[i]`, only beside `file`", spec.FILE_DATASET_KEYS - {"file"}),
         ("`datasets[i].protocol` (overrides)", spec.PROTOCOL_KEYS - {"seed"}),
         ("`methods.<label>`", spec.METHOD_KEYS),
         ("`table`", spec.TABLE_KEYS),

@@ -80,13 +80,31 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _no_store(path: Path) -> KernbenchError:
     """The error for a results path without a store, saying whether the path exists at all."""
     if not path.exists():
-        return KernbenchError(f"{path}: no such file or directory (a results directory expected)")
+        from kernbench.specs import results_hint
+
+        return KernbenchError(
+            f"{path}: no such file or directory (a results directory expected){results_hint(path)}"
+        )
     return KernbenchError(f"no results store at or below {path} (run `kernbench run SPEC`)")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        import kernbench
+
+        typer.echo(f"kernbench {kernbench.__version__}")
+        raise typer.Exit(EXIT_OK)
 
 
 @app.callback()
 def _main(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", is_eager=True, callback=_print_version
+        ),
+    ] = False,
 ) -> None:
     """kernbench: run experiment specs, tabulate and plot results."""
     _STATE["debug"] = debug
@@ -103,7 +121,7 @@ _MAX_CELLS_OPTION = typer.Option(
 def run(
     spec: Annotated[Path, typer.Argument(help="Spec file (YAML) or shipped spec name.")],
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Results directory [default: results/<name>].")
+        Path | None, typer.Option("--out", help="Results directory.", show_default="results/<name>")
     ] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel cells (-1: all cores).")] = -1,
     fresh: Annotated[bool, typer.Option("--fresh", help="Recompute finished cells too.")] = False,
@@ -215,37 +233,50 @@ def run(
 
 
 def _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, only_map, **options):
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    """Run with a bar on a terminal, timed progress lines without one (see run_progress)."""
+    import contextlib
 
-    tally = {"done": 0, "failed": 0}
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("done {task.fields[done]} · failed {task.fields[failed]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=err,
-        transient=False,
-        disable=not err.is_terminal and not _progress_forced(),
-    ) as progress:
-        task = progress.add_task(s.name, total=None, done=0, failed=0)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from kernbench.run_progress import MovingEtaColumn, ProgressLines, RunClock, progress_mode
+
+    mode, every = progress_mode(err.is_terminal)
+    clock = RunClock()
+
+    def say(line: str) -> None:
+        err.print(escape(printable(line)), highlight=False)
+
+    with contextlib.ExitStack() as stack:
+        progress = stack.enter_context(
+            Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("done {task.fields[done]} · failed {task.fields[failed]}"),
+                TimeElapsedColumn(),
+                MovingEtaColumn(),
+                console=err,
+                transient=False,
+                disable=mode != "bar",
+            )
+        )
+        task = progress.add_task(s.name, total=None, done=0, failed=0, clock=clock)
+        if mode == "lines":
+            stack.enter_context(ProgressLines(clock, s.name, say, every))
+
+        def on_data(line: str) -> None:  # a dataset about to be downloaded
+            progress.update(task, description=f"{s.name}: fetching data")
+            say(line)
 
         def on_start(n: int) -> None:
-            progress.update(task, total=n)
+            clock.begin(n)
+            progress.update(task, total=n, description=s.name)
+            if mode == "lines":
+                say(clock.line(s.name))
 
         def on_cell(rec) -> None:
-            key = "done" if rec.status in ("done", "skipped") else "failed"
-            tally[key] += 1
-            progress.update(task, advance=1, **tally)
+            clock.finished(rec.status in ("done", "skipped"))
+            progress.update(task, advance=1, done=clock.done, failed=clock.failed)
 
         return run_experiment(
             s,
@@ -256,14 +287,9 @@ def _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, onl
             only=only_map,
             on_cell=on_cell,
             on_start=on_start,
+            on_data=on_data,
             **options,
         )
-
-
-def _progress_forced() -> bool:
-    import os
-
-    return os.environ.get("KERNBENCH_PROGRESS") == "1"
 
 
 def _print_plan(s, cells, statuses, target: Path, fresh: bool) -> None:
@@ -418,11 +444,11 @@ def specs() -> None:
 def table(
     path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
     fmt: Annotated[
-        str | None, typer.Option("--format", help="md | latex | csv [default: the spec's]")
+        str | None, typer.Option("--format", help="md | latex | csv.", show_default="the spec's")
     ] = None,
     value: Annotated[
         str | None,
-        typer.Option("--value", help="What to tabulate [default: the spec's table.value]."),
+        typer.Option("--value", help="What to tabulate.", show_default="the spec's table.value"),
     ] = None,
     reference: Annotated[
         bool, typer.Option("--reference/--no-reference", help="Published numbers beside ours.")
@@ -430,7 +456,9 @@ def table(
     out_file: Annotated[Path | None, typer.Option("--out", help="Write to FILE too.")] = None,
     spec: Annotated[
         Path | None,
-        typer.Option("--spec", help="Show this spec's cells [default: the spec last run there]."),
+        typer.Option(
+            "--spec", help="Show this spec's cells.", show_default="the spec last run there"
+        ),
     ] = None,
 ) -> None:
     """Print paper-style tables (mean ± spread, best in bold, average ranks, published values).
@@ -479,7 +507,9 @@ def plot(
     out_dir: Annotated[Path | None, typer.Option("--out", help="Directory for the PNGs.")] = None,
     spec: Annotated[
         Path | None,
-        typer.Option("--spec", help="Draw this spec's cells [default: the spec last run there]."),
+        typer.Option(
+            "--spec", help="Draw this spec's cells.", show_default="the spec last run there"
+        ),
     ] = None,
 ) -> None:
     """Draw figures from a results store (PNG); `kernbench plot --kind list` lists the kinds.

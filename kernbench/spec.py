@@ -28,7 +28,8 @@ TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table", "catalo
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
 METHOD_KEYS = {"estimator", "params", "grid", "take"}
 TAKE_KEYS = {"from", "params"}
-DATASET_KEYS = {"name", "label", "options", "protocol"}
+#: every key a mapping in ``datasets`` may have; those of a data file need ``file`` (see user.py)
+DATASET_KEYS = {"name", "label", "options", "protocol"} | FILE_DATASET_KEYS
 TABLE_KEYS = {"value", "spread", "format", "reference", "significance"}
 REFERENCE_KEYS = {"file", "methods", "datasets", "stand_ins"}
 TABLE_VALUES = tuple(VALUES)
@@ -136,6 +137,8 @@ def _parse(ck: _Checker, data: Any, check_datasets: bool, dataset_checker: Any) 
                     "a grid with several values needs protocol.cv_folds >= 2 to choose among them",
                 )
     table = _parse_table(ck, top.get("table", {}), methods, datasets)
+    if check_datasets:  # once every part is well formed: which datasets each method can take
+        _check_tasks(ck, datasets, methods)
     return Spec(
         name=name,
         title=title,
@@ -242,7 +245,7 @@ def _parse_datasets(
             name, label, options = item, item, {}
         else:
             d = ck.mapping(item, path, "a dataset name or a mapping {name, label, options}")
-            ck.known_keys(d, DATASET_KEYS | FILE_DATASET_KEYS, path)
+            ck.known_keys(d, DATASET_KEYS, path)
             if "name" not in d:
                 raise ck.fail(f"{path}.name", "missing required key 'name'")
             entry = _file_dataset(ck, d, path)
@@ -493,6 +496,50 @@ def _validate_params(
     for pname, values in grid.items():
         for j, value in enumerate(values):
             check({**base, pname: value}, f"{path}.grid.{pname}[{j}]", value)
+
+
+# -- datasets x methods --------------------------------------------------------------------------
+def _dataset_task(d: DatasetSpec) -> tuple[str, int]:
+    """``(task, classes)`` of a dataset as a spec uses it (options may binarise a multi-class
+    entry); ``("", 0)`` for a name the catalogue does not know (a test's own checker)."""
+    from kernbench.datasets import get_dataset, resolve_options
+
+    try:
+        entry = get_dataset(d.name)
+        options = resolve_options(entry.name, d.options)
+    except (DataError, KeyError):
+        return "", 0
+    if entry.task == "multiclass" and options.get("positive"):
+        return "binary", 2
+    return entry.task, entry.classes
+
+
+def _check_tasks(
+    ck: _Checker, datasets: tuple[DatasetSpec, ...], methods: tuple[MethodSpec, ...]
+) -> None:
+    """Refuse a (dataset, method) pair whose cells could only fail: a binary-only method on a
+    dataset of three or more classes, a classifier on regression targets."""
+    from kernbench.methods import get_method
+
+    tags = {m.label: get_method(m.estimator)().__sklearn_tags__() for m in methods}
+    for i, d in enumerate(datasets):
+        task, classes = _dataset_task(d)
+        for m in methods:
+            t = tags[m.label]
+            clf = t.classifier_tags
+            if task == "regression" and t.estimator_type == "classifier":
+                raise ck.fail(
+                    f"datasets[{i}]",
+                    f"dataset {d.label!r} is a regression task (real-valued targets); method "
+                    f"{m.label!r} ({m.estimator}) is a classifier",
+                )
+            if task == "multiclass" and classes > 2 and clf is not None and not clf.multi_class:
+                raise ck.fail(
+                    f"datasets[{i}]",
+                    f"dataset {d.label!r} has {classes} classes; method {m.label!r} "
+                    f"({m.estimator}) is binary only: choose the +1 classes (`options: {{positive: "
+                    f"[...]}}`, or `positive:` beside `file:`), or use a multi-class method",
+                )
 
 
 # -- table ---------------------------------------------------------------------------------------

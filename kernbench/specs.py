@@ -21,7 +21,7 @@ import yaml
 
 from kernbench.errors import UsageError
 
-__all__ = ["PackagedSpec", "packaged_specs", "resolve_spec", "specs_dir"]
+__all__ = ["PackagedSpec", "packaged_specs", "resolve_spec", "results_hint", "specs_dir"]
 
 #: paper-table names for the shipped specs (besides each file's stem and its ``name:``)
 ALIASES = {
@@ -102,3 +102,17 @@ def resolve_spec(spec: str | Path) -> Path:
         "SPEC",
         f"{text!r} is neither a file nor a shipped spec{hint} (`kernbench specs` lists them)",
     )
+
+
+def results_hint(path: Path) -> str:
+    """For a missing results directory named like a shipped spec whose ``name:`` differs (``results/
+    cgens-table1``), where that spec's results go (``; ... results/uci_stumps``); else ``""``."""
+    for s in packaged_specs():
+        names = {_key(n) for n in (s.path.stem, s.name, *s.aliases)}
+        if _key(path.name) in names and path.name != s.name:
+            where = path.parent / s.name
+            return (
+                f"; `kernbench run {path.name}` writes its results to {where}/ (the directory is "
+                f"named after the spec's name, {s.name!r}): try `kernbench table {where}`"
+            )
+    return ""

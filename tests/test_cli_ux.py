@@ -107,3 +107,104 @@ def test_table_on_a_missing_path_says_it_is_missing(tmp_path):
     assert res.exit_code == 2 and f"{missing}: no such file or directory" in res.output
     res = runner.invoke(app, ["table", str(tmp_path)])  # exists, holds no store
     assert res.exit_code == 2 and f"no results store at or below {tmp_path}" in res.output
+
+
+def test_table_on_a_shipped_specs_alias_names_the_directory_its_results_went_to(tmp_path):
+    res = runner.invoke(
+        app, ["table", str(tmp_path / "results" / "cgens-table1")], terminal_width=300
+    )
+    assert res.exit_code == 2
+    assert f"`kernbench run cgens-table1` writes its results to {tmp_path}/results/uci_stumps/" in (
+        " ".join(res.output.split())
+    )
+    res = runner.invoke(app, ["table", str(tmp_path / "results" / "uci_stumps")])
+    assert res.exit_code == 2 and "writes its results" not in res.output  # the right name: no hint
+
+
+def test_version_option_prints_the_installed_version():
+    import kernbench
+
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0 and res.output.strip() == f"kernbench {kernbench.__version__}"
+
+
+def test_option_defaults_in_brackets_survive_the_help_markup():
+    res = runner.invoke(app, ["run", "--help"], env={"COLUMNS": "200"})
+    line = next(ln for ln in res.output.splitlines() if "--out" in ln)
+    assert "Results directory. [default: (results/<name>)]" in line
+    res = runner.invoke(app, ["table", "--help"], env={"COLUMNS": "200"})
+    assert "[default: (the spec's table.value)]" in res.output
+    import typer.main
+
+    for info in [*app.registered_commands]:  # a bracket in a help text is eaten as Rich markup
+        for param in (
+            typer.main.get_command(app).commands[info.name or info.callback.__name__].params
+        ):
+            assert "[" not in (getattr(param, "help", None) or ""), (info.name, param.name)
+
+
+def test_run_announces_each_download_before_it_starts(tmp_path, monkeypatch):
+    """A dataset missing from cache and mirror is fetched with a line saying from where to where."""
+    import hashlib
+    import http.server
+    import threading
+
+    body = "".join(f"{i},{(i * 7) % 5},{'a' if i % 2 else 'b'}\n" for i in range(40)).encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/far.csv"
+    entry = {
+        "name": "far-set",
+        "task": "binary",
+        "d": 2,
+        "classes": 2,
+        "files": [
+            {
+                "path": "far-set/far.csv",
+                "sha256": hashlib.sha256(body).hexdigest(),
+                "sources": [{"url": url}],
+            }
+        ],
+        "recipe": {
+            "kind": "table",
+            "file": "far-set/far.csv",
+            "label_column": -1,
+            "positive": ["a"],
+        },
+    }
+    from kernbench.datasets import catalog
+
+    catalog.register_entry(entry, origin="test")  # a user catalogue takes https:// sources only
+    spec = {
+        "name": "far",
+        "datasets": ["far-set"],
+        "protocol": {"n_realisations": 1, "cv_folds": 1, "train_size": 0.5},
+        "methods": {"AB": {"estimator": "adaboost", "params": {"n_estimators": 3}}},
+    }
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(spec))
+    monkeypatch.setenv("KERNBENCH_DATA", str(tmp_path / "cache"))
+    monkeypatch.delenv("KERNBENCH_MIRROR", raising=False)
+    monkeypatch.delenv("KERNBENCH_OFFLINE", raising=False)
+    try:
+        res = runner.invoke(
+            app, ["run", str(tmp_path / "s.yaml"), "--out", str(tmp_path / "r"), "--jobs", "1"]
+        )
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        catalog._REGISTERED.clear()
+    assert res.exit_code == 0, res.output
+    assert f"downloading far-set from {url} into {tmp_path / 'cache' / 'far-set'}, 1/1" in (
+        res.output
+    )

@@ -145,3 +145,67 @@ def test_every_figure_the_docs_show_is_made_by_a_make_target() -> None:
         assert src in drawn or any(src.startswith(kind + "_") for kind in kinds), (
             f"results/figures/{src} (for docs/{image}) is drawn by no reproduction target"
         )
+
+
+def test_every_spec_file_the_docs_run_exists() -> None:
+    """A command in the README or a docs page naming `experiments/NAME.yaml` names a real file."""
+    pages = [ROOT / "README.md", *DOCS.rglob("*.md")]
+    named = set()
+    for page in pages:
+        for line in page.read_text(encoding="utf-8").splitlines():
+            for name in re.findall(r"kernbench \w+ experiments/([\w.-]+\.ya?ml)\b", line):
+                named.add((page.relative_to(ROOT).as_posix(), name))
+    assert named, "no spec file found in the docs: the pattern is wrong"
+    missing = sorted(
+        f"{page}: experiments/{name}"
+        for page, name in named
+        if not (ROOT / "experiments" / name).is_file()
+    )
+    assert not missing, "the docs run spec files that do not exist:\n" + "\n".join(missing)
+
+
+def test_spec_page_lists_every_key_a_dataset_mapping_accepts(tmp_path: Path) -> None:
+    """The `datasets[i]` row of docs/spec.md against the keys the validator names when it
+    refuses an unknown one (read from its message, not from the constant the page is made of)."""
+    from kernbench.errors import SpecError
+    from kernbench.spec import parse_spec
+
+    data = {"name": "k", "datasets": [{"name": "iris", "zzz": 1}], "methods": {}}
+    with pytest.raises(SpecError) as info:
+        parse_spec(data, file=str(tmp_path / "k.yaml"))
+    accepted = set(re.search(r"\(allowed: ([^)]*)\)", str(info.value)).group(1).split(", "))
+    assert {
+        "file",
+        "format",
+        "label_column",
+        "positive",
+        "delimiter",
+        "header",
+        "sha256",
+        "task",
+    } <= accepted
+    text = (DOCS / "spec.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| `datasets[i]` (a mapping)"))
+    assert set(re.findall(r"`(\w+)`", row.split("|")[2])) == accepted
+
+
+def test_performance_page_answers_first_and_its_log_lives_beside_the_csvs() -> None:
+    """docs/performance.md: at most 15 KB, a summary table first (what, against, result, how to
+    rerun), each figure of it found in the dated log under benchmarks/, each script it runs real."""
+    page = DOCS / "performance.md"
+    text = page.read_text(encoding="utf-8")
+    assert page.stat().st_size <= 15 * 1024, f"docs/performance.md is {page.stat().st_size} bytes"
+    assert re.findall(r"^## (.+)$", text, flags=re.M)[0] == "Summary"
+    summary = text.split("## Summary", 1)[1].split("\n## ", 1)[0]
+    assert "| what | against | result | rerun |" in summary
+    rows = [r for r in summary.splitlines() if r.startswith("| ") and not r.startswith("| what")]
+    assert len(rows) >= 10
+    log_path = ROOT / "benchmarks" / "logs" / "performance.md"
+    assert "`benchmarks/logs/performance.md`" in text and log_path.is_file()
+    log = log_path.read_text(encoding="utf-8")
+    for row in rows:
+        what, _against, result, rerun = (c.strip() for c in row.strip("|").split("|"))
+        for number in re.findall(r"\d+(?:\.\d+)?", result):
+            assert number in log, f"{what}: {number} is not in the log"
+        for script in re.findall(r"benchmarks/(\w+\.py)", rerun):
+            assert (ROOT / "benchmarks" / script).is_file(), f"{what}: no benchmarks/{script}"

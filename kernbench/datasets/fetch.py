@@ -20,6 +20,7 @@ import gzip
 import hashlib
 import os
 import shutil
+import socket
 import tempfile
 import time
 import urllib.error
@@ -174,29 +175,39 @@ def download(
     retries: int = 3,
     backoff: float = 1.0,
     timeout: float = 30.0,
+    max_seconds: float = 60.0,
     progress: ProgressHook | None = None,
 ) -> Path:
     """Download ``url`` to ``dest`` atomically, verifying ``sha256`` when given.
 
     The body is streamed into a temporary file beside ``dest``; a connection that drops before
-    ``Content-Length`` bytes arrived counts as a failure. Failures are retried ``retries`` times
-    with exponential backoff (``backoff * 2**attempt`` seconds). ``dest`` is only ever the complete,
-    verified file.
+    ``Content-Length`` bytes arrived counts as a failure. Failures are retried up to ``retries``
+    times with exponential backoff (``backoff * 2**attempt`` seconds), all attempts together
+    within ``max_seconds`` (no retry starts that would end its wait past it, and each attempt's
+    ``timeout`` is cut to what remains). A host name that does not resolve (no network, or a
+    typo) fails at once. ``dest`` is only ever the complete, verified file.
 
     Raises
     ------
     ChecksumError
         The complete body has another sha256 (not retried: the source serves different bytes).
     DataError
-        All attempts failed.
+        All attempts failed, or the time ran out.
     """
     dest = Path(dest)
     last: Exception | None = None
+    start = time.monotonic()
+    attempts = 0
     for attempt in range(retries + 1):
         if attempt:
-            time.sleep(backoff * 2 ** (attempt - 1))
+            wait = backoff * 2 ** (attempt - 1)
+            if time.monotonic() - start + wait >= max_seconds:
+                break
+            time.sleep(wait)
+        remaining = max_seconds - (time.monotonic() - start)
+        attempts += 1
         try:
-            _download_once(url, dest, sha256, timeout, progress)
+            _download_once(url, dest, sha256, max(0.1, min(timeout, remaining)), progress)
             return dest
         except ChecksumError:
             raise
@@ -204,9 +215,18 @@ def download(
             if exc.code < 500:  # 404 and friends are permanent: do not retry
                 raise DataError(f"download of {url} failed: HTTP {exc.code} {exc.reason}") from None
             last = exc
-        except (OSError, urllib.error.URLError, ValueError, DataError) as exc:
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, socket.gaierror):  # the name does not resolve: no network
+                raise DataError(
+                    f"download of {url} failed: cannot resolve its host ({exc.reason}); no network?"
+                ) from None
             last = exc
-    raise DataError(f"download of {url} failed after {retries + 1} attempts: {last}")
+        except (OSError, ValueError, DataError) as exc:
+            last = exc
+    spent = time.monotonic() - start
+    raise DataError(
+        f"download of {url} failed after {attempts} attempt(s) in {spent:.0f} s: {last}"
+    )
 
 
 def _download_once(
@@ -358,13 +378,19 @@ def fetch_datasets(
 
 
 def ensure_available(
-    names: Iterable[str], *, mirror: str | Path | None = None, predefined: bool = True
+    names: Iterable[str],
+    *,
+    mirror: str | Path | None = None,
+    predefined: bool = True,
+    report: Callable[[str], None] | None = None,
 ) -> None:
     """Make sure every raw file of the named datasets can be read, fetching what is missing.
 
     Files already in the cache or in the mirror (``$KERNBENCH_MIRROR``) are verified and used in
     place; missing ones are downloaded unless ``$KERNBENCH_OFFLINE`` is set. Embedded datasets need
     nothing. ``predefined=False`` (a random-split protocol) skips the predefined-split files.
+    ``report`` is given one line before each dataset is fetched (``downloading australian from
+    https://... into DIR, 1/3``).
 
     Raises
     ------
@@ -383,7 +409,9 @@ def ensure_available(
     if not missing:
         return
     try:
-        for name in missing:
+        for k, (name, files) in enumerate(missing.items(), start=1):
+            if report is not None:
+                report(_fetch_line(name, files, k, len(missing)))
             fetch_datasets([name], mirror=mirror, show_progress=False, predefined=predefined)
     except ChecksumError:
         raise
@@ -393,6 +421,17 @@ def ensure_available(
             f"`{_fetch_command(missing)}` with network access, or `{_fetch_command(missing)} "
             "--mirror DIR` (or set KERNBENCH_MIRROR) to copy them from a local mirror"
         ) from None
+
+
+def _fetch_line(name: str, files: list[RawFile], k: int, n: int) -> str:
+    """``downloading NAME from URL into DIR, k/n`` (or why nothing can be downloaded)."""
+    if os.environ.get("KERNBENCH_OFFLINE", "") not in ("", "0"):
+        return f"dataset {name} is missing and KERNBENCH_OFFLINE is set, {k}/{n}"
+    urls = [src["url"] for raw in files for src in raw.sources]
+    where = f"from {urls[0]}" if urls else "(no download source catalogued)"
+    more = f" and {len(files) - 1} more file(s)" if len(files) > 1 else ""
+    into = data_home() / Path(files[0].path).parent
+    return f"downloading {name} {where}{more} into {into}, {k}/{n}"
 
 
 def unavailable(

@@ -139,21 +139,35 @@ def read_keel(path: str | Path) -> Table:
 
 
 def to_float(table: Table, columns: slice | list[int] | None = None) -> np.ndarray:
-    """Columns of ``table`` as float64; a non-numeric cell raises naming file, line and column."""
+    """Columns of ``table`` as float64; a cell that is not a finite number (``x``, ``nan``,
+    ``inf``) raises naming file, line and column."""
     cells = table.cells if columns is None else table.cells[:, columns]
+    numbers = range(table.cells.shape[1])
+    numbers = (
+        numbers if columns is None else numbers[columns] if isinstance(columns, slice) else columns
+    )
+
+    def error(r: int, c: int, what: str) -> DataError:
+        return DataError(
+            f"{table.path}:{table.lines[r]}: malformed line: field {numbers[c] + 1} "
+            f"{str(cells[r, c])!r} is not {what}"
+        )
+
     try:
-        return cells.astype(np.float64)
+        X = cells.astype(np.float64)
     except ValueError:
         for r in range(cells.shape[0]):
             for c in range(cells.shape[1]):
                 try:
                     float(cells[r, c])
                 except ValueError:
-                    raise DataError(
-                        f"{table.path}:{table.lines[r]}: malformed line: field {c + 1} "
-                        f"{str(cells[r, c])!r} is not a number"
-                    ) from None
+                    raise error(r, c, "a number") from None
         raise
+    bad = ~np.isfinite(X)
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise error(int(r), int(c), "a finite number")
+    return X
 
 
 def read_ida_asc(path: str | Path) -> np.ndarray:
@@ -171,26 +185,72 @@ def read_ida_asc(path: str | Path) -> np.ndarray:
 def read_libsvm(path: str | Path, n_features: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """A LIBSVM/svmlight file via scikit-learn's loader, as dense ``(X, y)``.
 
-    Each line is checked first (``label idx:value ...``, indices increasing) so that a malformed
-    line is reported with its number, which scikit-learn's loader does not do.
+    Indices are read as scikit-learn reads them (``zero_based="auto"``: one-based unless some
+    line has index 0, as ``sklearn.datasets.dump_svmlight_file`` writes by default). The file is
+    parsed once; only when the loader refuses it is it scanned line by line, to name the
+    malformed line. A label or feature that is not a finite number is refused with its line.
+
+    Raises
+    ------
+    DataError
+        A malformed line (file and line number), a non-finite value, or a file without data.
     """
+    from sklearn.datasets import load_svmlight_file  # imported here: scikit-learn is slow to load
+
     data = read_bytes(path)
+    try:
+        X, y = load_svmlight_file(io.BytesIO(data), n_features=n_features)
+    except ValueError as exc:
+        raise _libsvm_error(path, data, exc) from None
+    if X.shape[0] == 0:
+        raise DataError(f"{path}: no data lines (the file is empty or holds only comments)")
+    X = np.asarray(X.toarray(), dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    bad = ~np.isfinite(y) | ~np.isfinite(X).all(axis=1)
+    if bad.any():
+        row = int(np.argmax(bad))
+        what = (
+            f"label {float(y[row])!r}"
+            if not np.isfinite(y[row])
+            else f"feature value {float(X[row][~np.isfinite(X[row])][0])!r}"
+        )
+        line = _libsvm_data_lines(data)[row]
+        raise DataError(f"{path}:{line}: malformed LIBSVM line ({what} is not a finite number)")
+    return X, y
+
+
+def _libsvm_bodies(data: bytes) -> list[tuple[int, list[str]]]:
+    """``(line number, tokens)`` of each data line: comments after ``#`` and blank lines dropped."""
+    out = []
     for lineno, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
         body = line.split("#", 1)[0].split()
-        if not body:
-            continue
+        if body:
+            out.append((lineno, body))
+    return out
+
+
+def _libsvm_data_lines(data: bytes) -> list[int]:
+    """The 1-based line number of each data row, in the order the loader returns the rows."""
+    return [lineno for lineno, _ in _libsvm_bodies(data)]
+
+
+def _libsvm_error(path: str | Path, data: bytes, exc: ValueError) -> DataError:
+    """The loader's refusal as a DataError naming the first malformed line, when one is found."""
+    for lineno, body in _libsvm_bodies(data):
         try:
             float(body[0])
-            last = 0
+            last = -1
             for tok in body[1:]:
                 idx, val = tok.split(":")
+                if idx == "qid":
+                    int(val)
+                    continue
+                if int(idx) < 0:
+                    raise ValueError(f"negative feature index {idx}")
                 if int(idx) <= last:
                     raise ValueError("feature indices must increase")
                 last = int(idx)
                 float(val)
-        except ValueError as exc:
-            raise DataError(f"{path}:{lineno}: malformed LIBSVM line ({exc})") from None
-    from sklearn.datasets import load_svmlight_file  # imported here: scikit-learn is slow to load
-
-    X, y = load_svmlight_file(io.BytesIO(data), n_features=n_features)
-    return np.asarray(X.toarray(), dtype=np.float64), np.asarray(y, dtype=np.float64)
+        except ValueError as line_exc:
+            return DataError(f"{path}:{lineno}: malformed LIBSVM line ({line_exc})")
+    return DataError(f"{path}: not readable as LIBSVM ({exc})")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -103,12 +104,16 @@ def map_labels(
     Raises
     ------
     DataError
-        A binary task without ``positive``; a regression target that is not a finite number
-        (the message gives its row, counted from 1 among the labels read).
+        A binary task without ``positive``; a missing class label (empty or NaN); a regression
+        target that is not a finite number (the message gives its row, counted from 1 among the
+        labels read).
     """
     raw = np.asarray(raw, dtype=str)
     if task == "regression":
         return regression_targets(raw), ()
+    for i, value in enumerate(raw):
+        if _is_missing_label(value):
+            raise DataError(f"row {i + 1}: label {str(value)!r} is missing (not a class name)")
     if task == "binary":
         if not positive:
             raise DataError("a binary recipe needs `positive` labels")
@@ -117,6 +122,16 @@ def map_labels(
     names = sorted(set(raw.tolist()), key=_sort_key)
     index = {name: i for i, name in enumerate(names)}
     return np.array([index[v] for v in raw], dtype=np.int64), tuple(names)
+
+
+def _is_missing_label(value: str) -> bool:
+    """An empty label, or one that reads as NaN (``nan``, ``NaN``): a row without a class."""
+    if not value.strip():
+        return True
+    try:
+        return math.isnan(float(value))
+    except ValueError:
+        return False
 
 
 def regression_targets(raw: np.ndarray) -> np.ndarray:

@@ -29,18 +29,27 @@ _MAX_FAILED = 200
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
-div.wide { overflow-x: auto; } p, ul { max-width: 80em; }
+@media (max-width: 1500px) { body { margin: 1em; } }
+div.wide { overflow-x: auto; max-width: 100%; } p, ul { max-width: 80em; }
+p, li, code { overflow-wrap: anywhere; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
 table { border-collapse: collapse; margin: 1em 0; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; white-space: nowrap; }
+table.results { font-size: 0.8em; font-variant-numeric: tabular-nums; }
+table.results th, table.results td { padding: 0.15em 0.3em; }
+table.results td.ours { white-space: normal; }
+table.results td.verdict, table.results th.sub { font-size: 0.85em; }
 th { background: #f3f3f3; } td.dataset, th.dataset { text-align: left; }
 th[colspan] { text-align: center; }
 td.ours.best { font-weight: bold; }
 td.published { color: #555; background: #fafafa; }
 td.agrees { background: #e6f4e6; } td.differs { background: #fbe5e5; }
 td.verdict { text-align: center; }
-table.prov td { text-align: left; white-space: normal; }
-table.failed td { text-align: left; white-space: normal; font-family: monospace; font-size: 0.9em; }
+table.prov td, table.index td { text-align: left; white-space: normal; overflow-wrap: anywhere; }
+table.index th { text-align: left; } table.index td.count { text-align: right; }
+table.failed { width: 100%; }
+table.failed td { text-align: left; white-space: normal; overflow-wrap: anywhere;
+  font-family: monospace; font-size: 0.9em; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
 table.prov { max-width: 80em; }
 p.legend, ul.notes { font-size: 0.9em; color: #444; }
@@ -59,7 +68,8 @@ def _verdict(within: bool | None) -> tuple[str, str]:
 
 
 def _ours_text(table: Table, cell: Any) -> str:
-    text = _ours(cell, table.unit == "%", " ± ")
+    """``mean ± spread`` kept on one line (no-break spaces); a count after it may wrap."""
+    text = _ours(cell, table.unit == "%", "\u00a0±\u00a0")
     if cell.not_significantly_worse and not cell.best:
         text += "†"
     return text + _count(cell)
@@ -73,7 +83,11 @@ def _table_html(table: Table) -> str:
     for m in table.methods:
         if ref:
             head1.append(f'<th colspan="3">{_e(m)}</th>')
-            head2 += ["<th>published</th>", "<th>ours</th>", "<th>verdict</th>"]
+            head2 += [
+                '<th class="sub" title="published">paper</th>',
+                '<th class="sub">ours</th>',
+                '<th class="sub">verdict</th>',
+            ]
         else:
             head1.append(f"<th>{_e(m)}</th>")
     rows = ["<tr>" + "".join(head1) + "</tr>"]
@@ -234,16 +248,38 @@ def write_html_report(directory: str | os.PathLike[str], reference: bool = True)
 
 def write_html_reports(path: str | os.PathLike[str], reference: bool = True) -> list[Path]:
     """A page per results directory at or below ``path``; with several, an ``index.html`` in
-    ``path`` linking them (listed first in the returned paths)."""
+    ``path`` (listed first in the returned paths): a table with each experiment's title, its
+    page, its cells by status and when its last cell finished."""
     path = Path(path)
     pages = [write_html_report(d, reference=reference) for d in find_stores(path)]
     if len(pages) < 2 or not path.is_dir():
         return pages
-    items = "".join(
-        f'<li><a href="{_e(p.relative_to(path).as_posix())}">{_e(p.parent.relative_to(path))}'
-        "</a></li>"
-        for p in pages
+    rows = "".join(_index_row(path, page) for page in pages)
+    body = (
+        "<h1>kernbench results</h1>"
+        f"<p>{len(pages)} results directories below <code>{_e(path)}</code>.</p>"
+        '<div class="wide"><table class="index"><tr><th>experiment</th><th>results directory'
+        "</th><th>done</th><th>not finished</th><th>last cell finished</th></tr>"
+        f"{rows}</table></div>"
     )
     index = path / "index.html"
-    index.write_text(_page("kernbench results", f"<h1>kernbench results</h1><ul>{items}</ul>"))
+    index.write_text(_page("kernbench results", body), encoding="utf-8")
     return [index, *pages]
+
+
+def _index_row(root: Path, page: Path) -> str:
+    """One experiment of the index: title (linking its page), directory, counts, last finish."""
+    with Store(page.parent) as store:
+        spec = store.get_meta("spec") or {}
+        rows = store.rows()
+    title = spec.get("title") or spec.get("name") or page.parent.name
+    done = sum(r["status"] in ("done", "skipped") for r in rows)
+    finished = [r["finished_at"] for r in rows if r.get("finished_at")]
+    href = _e(page.relative_to(root).as_posix())
+    klass = ' class="count differs"' if len(rows) - done else ' class="count"'
+    return (
+        f'<tr><td><a href="{href}">{_e(title)}</a></td>'
+        f"<td><code>{_e(page.parent.relative_to(root).as_posix())}</code></td>"
+        f'<td class="count">{done}</td><td{klass}>{len(rows) - done}</td>'
+        f"<td>{_when(max(finished) if finished else None)}</td></tr>"
+    )

@@ -88,6 +88,7 @@ def run_experiment(
     only: Mapping[str, Sequence[str]] | None = None,
     on_cell: Callable[[CellRecord], None] | None = None,
     on_start: Callable[[int], None] | None = None,
+    on_data: Callable[[str], None] | None = None,
     backend: str = "local",
     scheduler: str | None = None,
     timeout_s: float | None = None,
@@ -112,6 +113,9 @@ def run_experiment(
         Plan filters (see :func:`kernbench.runner.plan.plan_cells`).
     on_cell, on_start : callables, optional
         Progress hooks: ``on_start(n_to_run)`` once, ``on_cell(record)`` after each recorded cell.
+    on_data : callable, optional
+        Given a line before each missing dataset is downloaded (see
+        :func:`kernbench.datasets.ensure_available`).
     backend, scheduler : str, optional
         ``"local"`` (joblib/loky) or ``"dask"`` (a ``dask.distributed`` scheduler address, or a
         LocalCluster on 127.0.0.1); see :class:`kernbench.runner.backends.CellExecutor`.
@@ -146,7 +150,7 @@ def run_experiment(
             c.dataset.name for c in cells if (c.protocol.realisations == "predefined") is predefined
         }
         if names:
-            ensure_available(sorted(names), predefined=predefined)
+            ensure_available(sorted(names), predefined=predefined, report=on_data)
     summary = RunSummary(out_dir=out, planned=len(cells))
     limit = timeout_s if timeout_s is not None else spec.protocol.timeout_s
     executor = CellExecutor(backend, jobs=jobs, scheduler=scheduler, timeout_s=limit)

@@ -96,7 +96,9 @@ def test_interrupted_download_leaves_no_partial_file(server, tmp_path):
     server.files["/d.csv"] = PAYLOAD
     server.drops["/d.csv"] = 10
     dest = tmp_path / "out" / "d.csv"
-    with pytest.raises(DataError, match="failed after 2 attempts.*connection closed after"):
+    with pytest.raises(
+        DataError, match=r"failed after 2 attempt\(s\) in \d+ s.*connection closed after"
+    ):
         download(server.url("/d.csv"), dest, sha256=sha(PAYLOAD), retries=1, backoff=0.01)
     assert not dest.exists()
     assert _leftovers(tmp_path / "out") == []
@@ -212,3 +214,86 @@ def test_mirror_root_must_exist(monkeypatch, tmp_path):
     monkeypatch.setenv("KERNBENCH_MIRROR", str(tmp_path / "nope"))
     with pytest.raises(DataError, match="is not a directory"):
         ensure_available(["sonar"])
+
+
+def _registered_remote_set(server) -> str:
+    """A catalogued binary dataset whose one file is served by ``server``; its name."""
+    from kernbench.datasets.catalog import register_entry
+
+    server.files["/toy.csv"] = PAYLOAD
+    register_entry(
+        {
+            "name": "remote-toy",
+            "task": "binary",
+            "d": 2,
+            "classes": 2,
+            "files": [
+                {
+                    "path": "remote-toy/toy.csv",
+                    "sha256": sha(PAYLOAD),
+                    "sources": [{"url": server.url("/toy.csv")}],
+                }
+            ],
+            "recipe": {"kind": "table", "file": "remote-toy/toy.csv", "label_column": -1},
+        },
+        origin="test",
+    )
+    return "remote-toy"
+
+
+def test_each_download_is_announced_with_its_source_destination_and_count(server, monkeypatch):
+    from kernbench.datasets import catalog
+
+    monkeypatch.delenv("KERNBENCH_OFFLINE")
+    monkeypatch.delenv("KERNBENCH_MIRROR", raising=False)
+    name = _registered_remote_set(server)
+    try:
+        lines: list[str] = []
+        ensure_available([name, "iris"], report=lines.append)
+        assert lines == [
+            f"downloading {name} from {server.url('/toy.csv')} into "
+            f"{data_home() / 'remote-toy'}, 1/1"
+        ]
+        assert (data_home() / "remote-toy" / "toy.csv").read_bytes() == PAYLOAD
+        lines.clear()
+        ensure_available([name], report=lines.append)  # cached now: nothing to announce
+        assert lines == []
+    finally:
+        catalog._REGISTERED.clear()
+
+
+def test_retries_stop_within_the_time_budget(server, monkeypatch):
+    server.files["/d.csv"] = PAYLOAD
+    server.drops["/d.csv"] = 100
+    slept: list[float] = []
+    now = [1000.0]  # a clock that only the waits advance
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    monkeypatch.setattr("kernbench.datasets.fetch.time.sleep", sleep)
+    monkeypatch.setattr("kernbench.datasets.fetch.time.monotonic", lambda: now[0])
+    dest = data_home() / "budget" / "d.csv"
+    with pytest.raises(DataError, match=r"failed after 3 attempt\(s\) in 3 s"):
+        # waits of 1, 2, 4, 8 s: the third (4 s) would pass the 5 s budget, so it is not taken
+        download(server.url("/d.csv"), dest, retries=10, backoff=1.0, max_seconds=5.0)
+    assert slept == [1.0, 2.0]
+    assert not dest.exists()
+
+
+def test_a_host_that_does_not_resolve_fails_at_once(monkeypatch, tmp_path):
+    import socket
+    import urllib.error
+
+    calls: list[str] = []
+
+    def unresolvable(*args, **kwargs):
+        calls.append("open")
+        raise urllib.error.URLError(socket.gaierror(-2, "Name or service not known"))
+
+    monkeypatch.setattr("kernbench.datasets.fetch.urllib.request.urlopen", unresolvable)
+    monkeypatch.setattr("kernbench.datasets.fetch.time.sleep", lambda s: calls.append("sleep"))
+    with pytest.raises(DataError, match="cannot resolve its host .*no network"):
+        download("https://example.invalid/x.csv", tmp_path / "x.csv")
+    assert calls == ["open"]  # no retry, no wait

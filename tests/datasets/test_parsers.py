@@ -87,3 +87,50 @@ def test_libsvm_dense_and_malformed(tmp_path):
     (tmp_path / "b").write_text("+1 1:0.5\n-1 3:1 2:2\n")
     with pytest.raises(DataError, match=r"b:2: malformed LIBSVM line"):
         read_libsvm(tmp_path / "b")
+
+
+def test_libsvm_zero_based_file_from_sklearn_is_read_once_as_sklearn_reads_it(
+    tmp_path, monkeypatch
+):
+    from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+    from kernbench.datasets import parsers
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(20, 5)) * (rng.random((20, 5)) < 0.6)
+    y = rng.integers(0, 3, 20).astype(float)
+    dump_svmlight_file(X, y, str(tmp_path / "z.libsvm"))  # zero_based=True is its default
+
+    def no_line_scan(data):  # the line-by-line scan is only for files the loader refuses
+        raise AssertionError("a well-formed file was scanned line by line")
+
+    monkeypatch.setattr(parsers, "_libsvm_bodies", no_line_scan)
+    got_X, got_y = read_libsvm(tmp_path / "z.libsvm")
+    ref_X, ref_y = load_svmlight_file(str(tmp_path / "z.libsvm"))
+    np.testing.assert_array_equal(got_X, ref_X.toarray())
+    np.testing.assert_array_equal(got_y, ref_y)
+    np.testing.assert_allclose(got_X[:, : X.shape[1]], X, rtol=1e-15)
+
+
+def test_libsvm_refusals_name_the_line(tmp_path):
+    cases = {
+        "+1 1:1\n\n# comment\n-1 2:1 1:3\n": ":4: malformed LIBSVM line (feature indices must",
+        "+1 1:1\n-1 1:inf\n": ":2: malformed LIBSVM line (feature value inf is not a finite",
+        "+1 1:1 # a comment\nnan 1:1\n": ":2: malformed LIBSVM line (label nan is not a finite",
+        "+1 1:1\n-1 -2:1\n": ":2: malformed LIBSVM line (negative feature index -2)",
+        "": ": no data lines",
+    }
+    for k, (text, message) in enumerate(cases.items()):
+        path = tmp_path / f"f{k}.libsvm"
+        path.write_text(text)
+        with pytest.raises(DataError) as info:
+            read_libsvm(path)
+        assert f"{path}{message}" in str(info.value)
+
+
+def test_non_finite_cell_names_file_line_and_original_column(tmp_path):
+    (tmp_path / "n.csv").write_text("1,2,3,a\n4,5,nan,b\n")
+    table = read_delimited(tmp_path / "n.csv")
+    with pytest.raises(DataError, match=r"n\.csv:2: malformed line: field 3 'nan' is not a finite"):
+        to_float(table, [0, 2])
+    np.testing.assert_array_equal(to_float(table.take(np.array([0])), [0, 2]), [[1.0, 3.0]])

@@ -119,6 +119,9 @@ def test_csv_with_header_string_labels_and_positive(tmp_path):
         np.testing.assert_array_equal(yp, np.where(Xp[:, 0] > 0, 1, -1))
 
 
+MULTICLASS = {"MH": {"estimator": "adaboost_mh", "params": {"n_estimators": 5}}}
+
+
 def test_csv_with_three_labels_is_multiclass_and_keel_format_is_read(tmp_path):
     labels = np.array(["b", "a", "c"] * 4)
     write_csv(tmp_path / "m.csv", labels, header=False)
@@ -129,7 +132,7 @@ def test_csv_with_three_labels_is_multiclass_and_keel_format_is_read(tmp_path):
         {"name": "mine-m", "file": "m.csv"},
         {"name": "mine-k", "file": "k.dat", "format": "keel"},
     ]
-    load_spec(write_spec(tmp_path, datasets))
+    load_spec(write_spec(tmp_path, datasets, methods=MULTICLASS))
     for name in ("mine-m", "mine-k"):
         entry = get_dataset(name)
         assert (entry.task, entry.classes, entry.n) == ("multiclass", 3, 12)
@@ -167,6 +170,19 @@ BAD_FILES = [
     ("my.csv", "1,2,a\n3,4,b\n", {"name": "sonar"}, "'sonar' is already in the catalogue"),
     ("my.txt", "1 2 a\n3 4 b\n", {}, "cannot tell the format of 'my.txt'"),
     ("my.libsvm", "+1 1:1\n-1 1:2\n", {"label_column": 0}, "does not apply to format 'libsvm'"),
+    ("my.libsvm", "", {}, r"my\.libsvm: no data lines"),
+    ("my.libsvm", "# only a comment\n\n", {}, r"my\.libsvm: no data lines"),
+    ("my.libsvm", "+1 1:1\n\n# c\n-1 1:nan\n", {}, r"my\.libsvm:4: .*'nan'|my\.libsvm:4: .*nan"),
+    ("my.libsvm", "+1 1:1\nnan 1:2\n-1 1:3\n", {}, r"my\.libsvm:2: .*label nan"),
+    ("my.libsvm", "+1 0:1 1:2\n-1 1:2 0:1\n", {}, r"my\.libsvm:2: .*indices must increase"),
+    (
+        "my.csv",
+        "1,2,a\n3,nan,b\n",
+        {"header": False},
+        r"my\.csv:2: .*field 2 'nan' is not a finite",
+    ),
+    ("my.csv", "1,2,a\n3,4,b\n5,6,nan\n", {}, r"my\.csv:3: label 'nan' is missing"),
+    ("my.csv", "1,2,a\n3,4,b\n5,6,\n", {}, r"my\.csv:3: label '' is missing"),
 ]
 
 
@@ -420,3 +436,62 @@ def test_user_catalogue_regression_entry_reads_real_targets(tmp_path):
     entry["recipe"] = {"kind": "splice", "file": "my-reg/r.csv"}
     with pytest.raises(CatalogueError, match="real-valued targets with a 'table'"):
         load_spec(write_spec(tmp_path, ["my-reg"], catalog=write_catalogue(tmp_path, [entry]).name))
+
+
+# -- files other tools write, and label sets the methods cannot take -----------------------------
+def test_a_file_from_sklearns_dump_svmlight_file_zero_based_reads_as_sklearn_reads_it(tmp_path):
+    from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+    dump_svmlight_file(X, Y, str(tmp_path / "dumped.libsvm"))  # zero-based indices, the default
+    assert " 0:" in (tmp_path / "dumped.libsvm").read_text()
+    load_spec(write_spec(tmp_path, [{"name": "dumped", "file": "dumped.libsvm"}]))
+    expected_X, expected_y = load_svmlight_file(str(tmp_path / "dumped.libsvm"))
+    entry = get_dataset("dumped")
+    assert (entry.n, entry.d) == (12, 3)
+    r = make_realisation("dumped", {}, PROTOCOL, 0, seed=3)
+    X_all = np.vstack([r.X_train, r.X_test])
+    order, expected = np.lexsort(X_all.T[::-1]), np.lexsort(expected_X.toarray().T[::-1])
+    np.testing.assert_array_equal(X_all[order], X[expected])  # column 0 is the first feature
+    np.testing.assert_array_equal(
+        np.concatenate([r.y_train, r.y_test])[order], np.where(expected_y > 0, 1, -1)[expected]
+    )
+
+
+def test_three_classes_with_a_binary_method_are_refused_before_any_work(tmp_path):
+    from kernbench.cli import app
+
+    write_csv(tmp_path / "three.csv", np.array(["a", "b", "c"] * 4))
+    spec = write_spec(tmp_path, [{"name": "three", "file": "three.csv"}])
+    res = runner.invoke(app, ["validate", str(spec)])
+    assert res.exit_code == 2, res.output
+    assert "datasets[0]: dataset 'three' has 3 classes; method 'Ada' (adaboost) is binary only" in (
+        res.output
+    )
+    out = tmp_path / "res"
+    res = runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 2 and "binary only" in res.output and "Traceback" not in res.output
+    assert not out.exists()  # nothing computed, no store
+    one_vs_rest = write_spec(tmp_path, [{"name": "three", "file": "three.csv", "positive": "a"}])
+    assert runner.invoke(app, ["validate", str(one_vs_rest)]).exit_code == 0
+    multi = write_spec(tmp_path, [{"name": "three", "file": "three.csv"}], methods=MULTICLASS)
+    assert runner.invoke(app, ["validate", str(multi)]).exit_code == 0
+
+
+def test_catalogue_multiclass_dataset_with_a_binary_method_needs_positive(tmp_path):
+    spec = {"name": "t", "datasets": ["iris"], "methods": {"Ada": {"estimator": "adaboost"}}}
+    with pytest.raises(SpecError, match=r"datasets\[0\]: dataset 'iris' has 3 classes"):
+        load_spec(write_yaml(tmp_path / "a.yaml", spec))
+    spec["datasets"] = [{"name": "iris", "options": {"positive": [0]}}]
+    load_spec(write_yaml(tmp_path / "b.yaml", spec))
+
+
+def test_a_regression_file_with_a_classifier_is_refused(tmp_path):
+    (tmp_path / "r.csv").write_text("f1,f2,y\n1,2,0.5\n1,3,1.5\n2,3,2.5\n")
+    d = {"name": "mine-r", "file": "r.csv", "task": "regression"}
+    with pytest.raises(SpecError, match=r"'mine-r' is a regression task .* is a classifier"):
+        load_spec(write_spec(tmp_path, [d]))
+
+
+def write_yaml(path: Path, data: dict) -> Path:
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path

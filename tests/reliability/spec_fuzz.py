@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 BASE: dict[str, Any] = {
     "name": "fuzz",
     "title": "fuzzed spec",
-    "datasets": ["breast_cancer", {"name": "iris", "label": "iris2", "options": {}}],
+    "datasets": ["breast_cancer", {"name": "iris", "label": "iris2", "options": {"positive": [0]}}],
     "protocol": {
         "realisations": "random",
         "n_realisations": 2,

@@ -70,7 +70,10 @@ def test_merge_keys_within_the_budget_keep_their_meaning(tmp_path):
 def _spec(n_realisations: int, n_methods: int, n_datasets: int = 1):
     data = {
         "name": "big",
-        "datasets": [{"name": "iris", "label": f"iris{d}"} for d in range(n_datasets)],
+        "datasets": [  # setosa against the rest: AdaBoost is binary only
+            {"name": "iris", "label": f"iris{d}", "options": {"positive": [0]}}
+            for d in range(n_datasets)
+        ],
         "protocol": {"n_realisations": n_realisations},
         "methods": {f"m{j}": {"estimator": "adaboost"} for j in range(n_methods)},
     }

@@ -34,7 +34,8 @@ def _spec(tmp_path: Path, **extra) -> Path:
 
 
 def _cli(*args: str):
-    return runner.invoke(app, [*map(str, args)])
+    # no progress lines: the error must be the only line a failed run prints
+    return runner.invoke(app, [*map(str, args)], env={"KERNBENCH_PROGRESS": "0"})
 
 
 def _one_line_exit_2(res, *needles: str) -> str:

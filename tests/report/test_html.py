@@ -99,7 +99,7 @@ def test_page_has_published_ours_and_verdict_per_cell(reference_store):
                 3 * j : 3 * j + 3
             ]
             assert pub_class == "published" and pub == cell.published.text
-            assert ours.startswith(f"{cell.mean:.2f} ± {cell.spread:.2f}")
+            assert ours.startswith(f"{cell.mean:.2f}\u00a0±\u00a0{cell.spread:.2f}")  # one line
             assert ("best" in ours_class) == cell.best
             expected = "agrees" if cell.within_tolerance else "differs"
             assert verdict == expected and expected in verdict_class and expected in ours_class
@@ -134,11 +134,23 @@ def test_tree_gets_an_index_linking_each_page(make_store, spec_dict, add_cell, t
         _, store = make_store(name, spec_dict(name, ["d"], ["M"], n_realisations=2))
         for r in range(2):
             add_cell(store, "d", "M", r, 0.1 * (r + 1))
+    add_cell(store, "d", "M", 2, None, status="failed", error="boom", finished_at=1.7e9)
     paths = write_html_reports(tmp_path)
     assert paths[0] == tmp_path / "index.html"
-    links = [a["href"] for t, a in parse(paths[0]).tags if t == "a"]
+    index = parse(paths[0])
+    links = [a["href"] for t, a in index.tags if t == "a"]
     assert links == ["a/report.html", "b/report.html"]
     assert all((tmp_path / link).is_file() for link in links)
+    rows = [[text for _, text in row] for row in index.rows]
+    assert rows[0] == [
+        "experiment",
+        "results directory",
+        "done",
+        "not finished",
+        "last cell finished",
+    ]
+    assert rows[1][:4] == ["Synthetic a", "a", "2", "0"]
+    assert rows[2] == ["Synthetic b", "b", "2", "1", "2023-11-14 22:13:20 UTC"]
 
 
 def test_cli_report_html(reference_store, tmp_path):
@@ -195,5 +207,57 @@ def test_page_loads_in_headless_chromium_without_console_errors(reference_store)
         shot = os.environ.get("KERNBENCH_REPORT_SCREENSHOT")  # docs/ keeps one, taken so
         if shot:
             browser.save_screenshot(shot)
+    finally:
+        browser.quit()
+
+
+@pytest.fixture
+def six_method_store(make_store, spec_dict, add_cell, lin_li_csv):
+    """Lin & Li's Table I as the shipped spec lays it out: six methods, each with a published
+    value, so the main table has 18 value columns."""
+    methods = {
+        "SVM-Stump": {"method": "SVM-Stump"},
+        "AB-Stump-100": {"method": "AdaBoost-Stump", "T": 100},
+        "AB-Stump-1000": {"method": "AdaBoost-Stump", "T": 1000},
+        "SVM-Perc": {"method": "SVM-Perc"},
+        "AB-Perc-100": {"method": "AdaBoost-Perc", "T": 100},
+        "AB-Perc-1000": {"method": "AdaBoost-Perc", "T": 1000},
+    }
+    table = {"spread": "stderr", "reference": str(lin_li_csv), "reference_methods": methods}
+    datasets = ["twonorm", "twonorm-n", "threenorm"]
+    directory, store = make_store("wide", spec_dict("wide", datasets, list(methods), table=table))
+    rng = np.random.default_rng(0)
+    for d in datasets:
+        for m in methods:
+            for r in range(5):
+                add_cell(store, d, m, r, (10 + rng.normal(0, 3)) / 100)
+    long_error = "ValueError: " + "x" * 300 + "/a/very/long/path" * 20  # no place to break
+    add_cell(store, "threenorm", "SVM-Stump", 5, None, status="failed", error=long_error)
+    return directory
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_pages_do_not_overflow_the_window_in_headless_chromium(six_method_store, width):
+    """At 1400 px the whole main table is visible; at 800 px it scrolls inside its own box and
+    the page itself never scrolls sideways (index page included)."""
+    second = six_method_store.parent / "second"
+    shutil.copytree(six_method_store, second)
+    index, *pages = write_html_reports(six_method_store.parent)
+    browser = _browser()
+    try:
+        browser.set_window_size(width, 1000)
+        for page in (index, *pages):
+            browser.get(page.as_uri())
+            inner, page_width = browser.execute_script(
+                "return [window.innerWidth, document.documentElement.scrollWidth]"
+            )
+            assert page_width <= inner, (page.name, width, page_width, inner)
+        browser.get(pages[0].as_uri())
+        box, table = browser.execute_script(
+            "const box = document.querySelector('table.results').parentElement;"
+            "return [box.clientWidth, box.scrollWidth]"
+        )
+        if width == 1400:
+            assert table <= box, f"the main table needs {table} px, the window gives {box}"
     finally:
         browser.quit()
