@@ -160,6 +160,13 @@ def run(
         ),
     ] = None,
     max_cells: Annotated[int, _MAX_CELLS_OPTION] = DEFAULT_MAX_CELLS,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads",
+            help="Threads per cell (-1: all cores) [default: cores / cells at once].",
+        ),
+    ] = None,
 ) -> None:
     """Run an experiment: every (dataset, realisation, method) cell not already finished.
 
@@ -189,7 +196,10 @@ def run(
     for source in reuse or []:
         if not (source / STORE_FILE).is_file():
             raise UsageError("--reuse", f"no results store in {source}")
+    if threads == 0:
+        raise UsageError("--threads", "must not be 0 (a count, or -1 for all cores)")
     options = dict(
+        threads=threads,
         backend=backend,
         scheduler=scheduler,
         timeout_s=timeout,

@@ -15,7 +15,7 @@ computed once per realisation by the runner) and an elementwise map to the Gram 
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from kernbench.methods.base import KernbenchClassifier, PrecomputedKernelMixin
 from kernbench.methods.registry import register
+from kernbench.solvers.threads import resolve_threads, run_blocks, useful_threads
 
 
 def _too_large(what: str, *arrays: np.ndarray) -> str:
@@ -52,11 +53,15 @@ class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
         "tol": [Interval(Real, 0.0, None, closed="neither")],
         "cache_size": [Interval(Real, 0.0, None, closed="neither")],
         "delta": [Interval(Real, None, None, closed="neither")],
+        "n_jobs": [Integral, None],
     }
 
     # ------------------------------------------------------------------ kernel
     def base_matrix(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """Pairwise distances between the rows of ``X`` (n, D) and ``Y`` (p, D): shape (n, p).
+
+        Blocks of rows of ``X`` go to ``n_jobs`` threads (scipy's ``cdist`` releases the GIL);
+        every distance is computed as in one thread, so B is bitwise the same.
 
         Raises
         ------
@@ -64,8 +69,15 @@ class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
             When a distance overflows float64 (features near the largest double).
         """
         X, Y = np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64)
-        with np.errstate(over="ignore", invalid="ignore"):
-            B = cdist(X, Y, self._metric)
+        B = np.empty((X.shape[0], Y.shape[0]))
+        metric = self._metric
+
+        def rows(lo: int, hi: int) -> None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                cdist(X[lo:hi], Y, metric, out=B[lo:hi])
+
+        threads = resolve_threads(self.n_jobs)
+        run_blocks(rows, X.shape[0], useful_threads(threads, B.size * max(X.shape[1], 1)))
         if not np.isfinite(B).all():
             raise ValueError(_too_large(f"the pairwise {self._metric} distances", X, Y))
         return B
@@ -156,12 +168,19 @@ class _NegativeDistanceSVM(_DistanceKernelSVM):
     kernel_params = ("delta",)
 
     def __init__(
-        self, C: float = 1.0, *, tol: float = 1e-3, cache_size: float = 200, delta: float = 0.0
+        self,
+        C: float = 1.0,
+        *,
+        tol: float = 1e-3,
+        cache_size: float = 200,
+        delta: float = 0.0,
+        n_jobs: int | None = None,
     ) -> None:
         self.C = C
         self.tol = tol
         self.cache_size = cache_size
         self.delta = delta
+        self.n_jobs = n_jobs
 
     def gram_from_base(self, B: np.ndarray) -> np.ndarray:
         """K = Δ − B with B the pairwise distances of ``_metric``."""
@@ -185,6 +204,9 @@ class SVMStump(_NegativeDistanceSVM):
         libsvm kernel cache (MB).
     delta : float, default=0.0
         Constant Δ added to the kernel (for invariance checks; Δ_S = ½ Σ_d (R_d − L_d)).
+    n_jobs : int or None, default=None
+        Threads of the distance-matrix build (scikit-learn's convention: −1 all cores, None the
+        process default); the matrix is the same for any value.
 
     Attributes
     ----------
@@ -211,6 +233,8 @@ class SVMPerc(_NegativeDistanceSVM):
         Soft-margin parameter.
     tol, cache_size, delta : float
         As in :class:`SVMStump`.
+    n_jobs : int or None, default=None
+        As in :class:`SVMStump`.
     """
 
     _metric = "euclidean"  # K = Δ − ‖x − x′‖₂: Definition 3 / Theorem 5
@@ -227,6 +251,8 @@ class SVMGauss(_DistanceKernelSVM):
         Kernel width γ > 0.
     tol, cache_size, delta : float
         As in :class:`SVMStump` (Δ = 0 is the plain Gaussian kernel).
+    n_jobs : int or None, default=None
+        As in :class:`SVMStump`.
     """
 
     _metric = "sqeuclidean"
@@ -245,12 +271,14 @@ class SVMGauss(_DistanceKernelSVM):
         tol: float = 1e-3,
         cache_size: float = 200,
         delta: float = 0.0,
+        n_jobs: int | None = None,
     ) -> None:
         self.C = C
         self.gamma = gamma
         self.tol = tol
         self.cache_size = cache_size
         self.delta = delta
+        self.n_jobs = n_jobs
 
     def gram_from_base(self, B: np.ndarray) -> np.ndarray:
         """K = exp(−γ B) + Δ with B the pairwise squared Euclidean distances."""

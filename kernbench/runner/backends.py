@@ -26,6 +26,7 @@ from kernbench.records import CellRecord
 from kernbench.runner.cell import cell_record, run_cell
 from kernbench.runner.isolation import CellTimeout, ChildDied, call_with_timeout
 from kernbench.runner.plan import Cell
+from kernbench.solvers.threads import available_cores, resolve_threads, thread_default
 
 Backend = Literal["local", "dask"]
 BACKENDS: tuple[str, ...] = ("local", "dask")
@@ -38,17 +39,38 @@ class BackendError(KernbenchError):
     """A backend that cannot be used (missing extra, unreachable scheduler, bad address)."""
 
 
-def compute_cell(cell: Cell, timeout_s: float | None = None) -> CellRecord:
-    """Compute one cell, in a killable child process when ``timeout_s`` is set.
+def threads_per_cell(jobs: int, threads: int | None = None, *, remote: bool = False) -> int:
+    """Threads each cell's compiled kernels may use: ``threads`` when given, else the cores of
+    this machine ÷ the cells run at once (``jobs``, joblib's convention: −1 one per core), at
+    least 1; 1 on a remote Dask scheduler (``remote``), whose workers' cores are unknown here."""
+    if threads is not None:
+        return resolve_threads(threads)
+    if remote:
+        return 1
+    return max(available_cores() // resolve_threads(jobs), 1)
+
+
+def _run_cell_threaded(cell: Cell, threads: int | None) -> CellRecord:
+    with thread_default(threads):
+        return run_cell(cell)
+
+
+def compute_cell(
+    cell: Cell, timeout_s: float | None = None, threads: int | None = None
+) -> CellRecord:
+    """Compute one cell, in a killable child process when ``timeout_s`` is set, with
+    ``threads`` as its kernels' thread default (None: leave the process default).
 
     Returns a ``timeout`` record when the limit passes and a ``failed`` one when the child dies
     without a result; otherwise whatever :func:`kernbench.runner.cell.run_cell` returns.
     """
     if timeout_s is None:
-        return run_cell(cell)
+        return _run_cell_threaded(cell, threads)
     started = time.time()
     try:
-        return call_with_timeout(run_cell, (cell,), timeout_s, preload=_CELL_MODULES)
+        return call_with_timeout(
+            _run_cell_threaded, (cell, threads), timeout_s, preload=_CELL_MODULES
+        )
     except (CellTimeout, ChildDied) as exc:
         return cell_record(
             cell,
@@ -73,6 +95,8 @@ class CellExecutor:
         ``dask`` only: address of a running scheduler (``tcp://HOST:PORT``).
     timeout_s : float, optional
         Per-cell wall-clock limit (see :func:`compute_cell`).
+    threads : int, optional
+        Threads per cell (see :func:`threads_per_cell`; None: cores ÷ cells at once).
 
     Attributes
     ----------
@@ -88,6 +112,7 @@ class CellExecutor:
         jobs: int = -1,
         scheduler: str | None = None,
         timeout_s: float | None = None,
+        threads: int | None = None,
     ) -> None:
         if backend not in BACKENDS:
             choices = ", ".join(BACKENDS)
@@ -105,6 +130,9 @@ class CellExecutor:
         self.jobs = jobs if jobs != 0 else 1
         self.scheduler = scheduler
         self.timeout_s = timeout_s
+        self.threads = threads_per_cell(
+            self.jobs, threads, remote=backend == "dask" and scheduler is not None
+        )
         self.in_flight: dict[str, Cell] = {}
         self._stack = contextlib.ExitStack()
         self._entered = False
@@ -139,7 +167,7 @@ class CellExecutor:
         elif self.jobs == 1 or len(cells) == 1:
             for cell in cells:
                 self.in_flight[cell.cell_id] = cell
-                yield compute_cell(cell, self.timeout_s)
+                yield compute_cell(cell, self.timeout_s, self.threads)
                 self.in_flight.pop(cell.cell_id, None)
         else:
             yield from self._run_joblib(cells, n_jobs=self.jobs)
@@ -151,7 +179,7 @@ class CellExecutor:
 
         for cell in cells:
             self.in_flight[cell.cell_id] = cell
-            yield delayed(compute_cell)(cell, self.timeout_s)
+            yield delayed(compute_cell)(cell, self.timeout_s, self.threads)
 
     def _run_joblib(self, cells: Sequence[Cell], n_jobs: int) -> Iterator[CellRecord]:
         from joblib import Parallel

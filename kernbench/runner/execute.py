@@ -95,6 +95,7 @@ def run_experiment(
     wait: bool = False,
     reuse: Sequence[str | os.PathLike[str]] = (),
     max_cells: int | None = DEFAULT_MAX_CELLS,
+    threads: int | None = None,
 ) -> RunSummary:
     """Run every planned cell that is not finished; record each as it completes.
 
@@ -132,6 +133,9 @@ def run_experiment(
     max_cells : int, optional
         Refuse a spec that plans more cells (``--max-cells``; see
         :func:`kernbench.runner.plan.plan_cells`).
+    threads : int, optional
+        Threads of each cell's compiled kernels (``--threads``; None: the cores ÷ the cells run
+        at once, 1 on a remote Dask scheduler). Results are the same for any count.
 
     SIGINT/SIGTERM stop the run: the cells in flight are recorded as ``interrupted`` (a rerun
     retries them) and ``KeyboardInterrupt`` propagates.
@@ -153,7 +157,9 @@ def run_experiment(
             ensure_available(sorted(names), predefined=predefined, report=on_data)
     summary = RunSummary(out_dir=out, planned=len(cells))
     limit = timeout_s if timeout_s is not None else spec.protocol.timeout_s
-    executor = CellExecutor(backend, jobs=jobs, scheduler=scheduler, timeout_s=limit)
+    executor = CellExecutor(
+        backend, jobs=jobs, scheduler=scheduler, timeout_s=limit, threads=threads
+    )
     provenance = {"git": git_revision(), "driver_host": socket.gethostname()}
     with executor, RunLock(out, wait=wait) as lock, Store(out, create=True) as store:
         if lock.took_over is not None:

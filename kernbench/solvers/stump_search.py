@@ -12,6 +12,10 @@ the weights of the points below the threshold:
   the rows adds g_i to its bin of every feature, then the bins' prefix sums give the scores at the
   bin boundaries. O(m·D + D·B) per call and no random access into g.
 
+Every kernel works on a block of features ``d0:d1`` and releases the GIL, so that
+:func:`kernbench.solvers.threads.run_blocks` can split a search over threads; a feature's sums
+are the same in any block, so the scores are bitwise those of one thread.
+
 Plus :func:`first_near_max`, the oracle's tie rule: the first candidate whose |score| is within
 ``tol`` of the maximum (:func:`presorted_scores` returns it too, without a second pass).
 """
@@ -22,7 +26,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def first_near_max(s, tol):  # pragma: no cover - numba
     """Index of the first entry with |s_j| ≥ max_j |s_j| − tol (``s`` non-empty): the oracle's tie
     rule ``np.argmax(np.abs(s) >= np.abs(s).max() - tol)`` in one pass.
@@ -42,56 +46,29 @@ def first_near_max(s, tol):  # pragma: no cover - numba
     return c
 
 
-@numba.njit(cache=True)
-def presorted_scores(
-    g, order, offsets, cut_mask, G, n_const, tol, out, write=True
-):  # pragma: no cover
-    """Exact scores of every stump candidate for the weights ``g`` (shape (m,)), into ``out``.
+@numba.njit(cache=True, nogil=True)
+def presorted_block(
+    g, order, offsets, cut_mask, G, n_const, out, write, d0, d1, feature_max
+):  # pragma: no cover - numba
+    """The running sums of features ``d0:d1`` (``d0`` even) of :func:`presorted_scores`.
 
-    Parameters
-    ----------
-    g : float64 array (m,)
-    order : int array (D, m)
-        ``order[d]`` sorts feature d (stable).
-    offsets : int64 array (D + 1,)
-        Candidates of feature d are split candidates ``offsets[d]:offsets[d + 1]``.
-    cut_mask : uint8 array (D, m)
-        1 where a cut follows sorted position r of feature d (a distinct value comes next).
-    G : float
-        Σ_i g_i.
-    n_const : int
-        1 when ``out[0]`` is the constant candidate (score G), else 0.
-    tol : float
-        Tie tolerance of the returned index.
-    out : float64 array (n_const + n_split,), non-empty
-    write : bool
-        False: only ``out[index]`` is written (the oracle needs no other score; saves the
-        memory traffic of writing them all); the first feature reaching the maximum is then
-        scanned by recomputing its running sums, which gives bitwise the same scores.
-
-    Returns
-    -------
-    int
-        ``first_near_max(out, tol)``, found without a second pass over ``out``: the largest
-        |score| of a feature comes from the smallest or the largest running sum at its cuts
-        (rounding is monotone), so only the first feature reaching the maximum is scanned.
+    Writes the scores of those features' candidates into ``out`` (all of them when ``write``)
+    and ``feature_max[d]``, the largest |score| of feature d (−inf without a candidate). Blocks
+    of features are independent: the threads of :func:`kernbench.solvers.threads.run_blocks` take
+    one each.
 
     Notes
     -----
     Branch-free: every sorted position writes the running score into the current slot, which is
     final once the next cut moves on to the following slot. Features go in pairs, two
     independent running sums per loop step, so the latency of one floating-point addition per
-    element is paid once for two features; each sum is still taken left to right.
+    element is paid once for two features; each sum is still taken left to right. The largest
+    |score| of a feature comes from the smallest or the largest running sum at its cuts (rounding
+    is monotone), so only those two are kept.
     """
-    D = order.shape[0]
-    feature_max = np.full(D, -np.inf)
-    M = -np.inf
-    if n_const:
-        out[0] = G
-        M = abs(G)
-    d = 0
-    while d < D:
-        pair = d + 1 < D
+    d = d0
+    while d < d1:
+        pair = d + 1 < d1
         k0, s0 = offsets[d] + n_const, offsets[d + 1] + n_const
         k1, s1 = (offsets[d + 1] + n_const, offsets[d + 2] + n_const) if pair else (0, 0)
         a0, lo0, hi0 = 0.0, np.inf, -np.inf
@@ -140,13 +117,30 @@ def presorted_scores(
                 hi1 = a1
             k1 += c1
             r1 += 1
+        feature_max[d] = -np.inf
         if offsets[d] < offsets[d + 1]:
             feature_max[d] = max(abs(G - 2.0 * lo0), abs(G - 2.0 * hi0))
-            M = max(M, feature_max[d])
-        if pair and offsets[d + 1] < offsets[d + 2]:
-            feature_max[d + 1] = max(abs(G - 2.0 * lo1), abs(G - 2.0 * hi1))
-            M = max(M, feature_max[d + 1])
+        if pair:
+            feature_max[d + 1] = -np.inf
+            if offsets[d + 1] < offsets[d + 2]:
+                feature_max[d + 1] = max(abs(G - 2.0 * lo1), abs(G - 2.0 * hi1))
         d += 2
+
+
+@numba.njit(cache=True, nogil=True)
+def presorted_pick(
+    g, order, offsets, cut_mask, G, n_const, tol, out, write, feature_max
+):  # pragma: no cover - numba
+    """``first_near_max(out, tol)`` once :func:`presorted_block` has run over every feature:
+    only the first feature whose maximum is within ``tol`` of the overall one is scanned (with
+    ``write=False`` by recomputing its running sums, which gives bitwise the same scores)."""
+    D = order.shape[0]
+    M = -np.inf
+    if n_const:
+        out[0] = G
+        M = abs(G)
+    for d in range(D):
+        M = max(M, feature_max[d])
     floor = M - tol
     if n_const and abs(G) >= floor:
         return 0
@@ -172,17 +166,55 @@ def presorted_scores(
     return 0
 
 
-@numba.njit(cache=True)
-def presorted_scores_many(g, order, offsets, cut_mask, G, n_const, out):  # pragma: no cover
-    """:func:`presorted_scores` for K weight vectors at once: ``g`` (m, K), ``G`` (K,), ``out``
-    (n_const + n_split, K); no tie index."""
+@numba.njit(cache=True, nogil=True)
+def presorted_scores(
+    g, order, offsets, cut_mask, G, n_const, tol, out, write=True
+):  # pragma: no cover
+    """Exact scores of every stump candidate for the weights ``g`` (shape (m,)), into ``out``,
+    in one thread (:func:`presorted_block` over every feature, then :func:`presorted_pick`).
+
+    Parameters
+    ----------
+    g : float64 array (m,)
+    order : int array (D, m)
+        ``order[d]`` sorts feature d (stable).
+    offsets : int64 array (D + 1,)
+        Candidates of feature d are split candidates ``offsets[d]:offsets[d + 1]``.
+    cut_mask : uint8 array (D, m)
+        1 where a cut follows sorted position r of feature d (a distinct value comes next).
+    G : float
+        Σ_i g_i.
+    n_const : int
+        1 when ``out[0]`` is the constant candidate (score G), else 0.
+    tol : float
+        Tie tolerance of the returned index.
+    out : float64 array (n_const + n_split,), non-empty
+    write : bool
+        False: only ``out[index]`` is written (the oracle needs no other score; saves the
+        memory traffic of writing them all).
+
+    Returns
+    -------
+    int
+        ``first_near_max(out, tol)``, found without a second pass over ``out``.
+    """
     D = order.shape[0]
+    feature_max = np.empty(D)
+    presorted_block(g, order, offsets, cut_mask, G, n_const, out, write, 0, D, feature_max)
+    return presorted_pick(g, order, offsets, cut_mask, G, n_const, tol, out, write, feature_max)
+
+
+@numba.njit(cache=True, nogil=True)
+def presorted_scores_many(g, order, offsets, cut_mask, G, n_const, out, d0, d1):  # pragma: no cover
+    """:func:`presorted_scores` for K weight vectors at once, features ``d0:d1``: ``g`` (m, K),
+    ``G`` (K,), ``out`` (n_const + n_split, K); no tie index. The block starting at feature 0
+    writes the constant candidate's row."""
     K = g.shape[1]
     acc = np.empty(K)
-    if n_const:
+    if n_const and d0 == 0:
         for c in range(K):
             out[0, c] = G[c]
-    for d in range(D):
+    for d in range(d0, d1):
         k = offsets[d] + n_const
         stop = offsets[d + 1] + n_const
         acc[:] = 0.0
@@ -196,21 +228,22 @@ def presorted_scores_many(g, order, offsets, cut_mask, G, n_const, out):  # prag
             r += 1
 
 
-@numba.njit(cache=True)
-def binned_scores(g, codes, offsets, G, n_const, hist, out):  # pragma: no cover - numba
-    """Histogram scores: ``codes`` (m, D) bin codes, feature d has ``offsets[d+1] − offsets[d]``
-    cuts (one bin more); ``hist`` (D, B) is scratch space; ``out`` as in
-    :func:`presorted_scores`.
+@numba.njit(cache=True, nogil=True)
+def binned_scores(g, codes, offsets, G, n_const, hist, out, d0, d1):  # pragma: no cover - numba
+    """Histogram scores of features ``d0:d1``: ``codes`` (m, D) bin codes, feature d has
+    ``offsets[d+1] − offsets[d]`` cuts (one bin more); ``hist`` (D, B) is scratch space (rows
+    ``d0:d1`` used); ``out`` as in :func:`presorted_scores`. Each bin sums its rows in row order,
+    whatever the block. The block starting at feature 0 writes the constant candidate.
     """
-    m, D = codes.shape
-    hist[:, :] = 0.0
+    m = codes.shape[0]
+    hist[d0:d1, :] = 0.0
     for i in range(m):
         gi = g[i]
-        for d in range(D):
+        for d in range(d0, d1):
             hist[d, codes[i, d]] += gi
-    if n_const:
+    if n_const and d0 == 0:
         out[0] = G
-    for d in range(D):
+    for d in range(d0, d1):
         acc = 0.0
         for k in range(offsets[d], offsets[d + 1]):
             acc += hist[d, k - offsets[d]]

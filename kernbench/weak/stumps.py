@@ -38,9 +38,12 @@ import numpy as np
 from kernbench.solvers.stump_search import (
     binned_scores,
     first_near_max,
+    presorted_block,
+    presorted_pick,
     presorted_scores,
     presorted_scores_many,
 )
+from kernbench.solvers.threads import resolve_threads, run_blocks, useful_threads
 from kernbench.weak.base import ColumnSet, Pick
 
 
@@ -53,6 +56,10 @@ class SpaceExhaustedError(ValueError):
 TIE_RTOL = 1e-11
 #: largest ``max_bins`` of the histogram search (bin codes are stored as uint16)
 MAX_BINS_LIMIT = 65536
+#: ``max_bins="auto"``: the binned search with this many bins from :data:`AUTO_BINNED_ROWS` rows up
+AUTO_MAX_BINS = 256
+#: ``max_bins="auto"``: the smallest training set searched binned (below it: the exact search)
+AUTO_BINNED_ROWS = 20_000
 
 
 @dataclass(frozen=True)
@@ -138,6 +145,18 @@ def stump_arrays(stumps: Sequence[Stump]) -> tuple[np.ndarray, np.ndarray, np.nd
     return features, thresholds, signs
 
 
+def resolve_max_bins(max_bins: int | str | None, n_rows: int) -> int | None:
+    """The ``max_bins`` a search on ``n_rows`` training points uses: ``"auto"`` is
+    :data:`AUTO_MAX_BINS` bins from :data:`AUTO_BINNED_ROWS` rows up and the exact search (None)
+    below, as the gradient-boosting libraries bin large data; other values are returned as given.
+    """
+    if isinstance(max_bins, str):
+        if max_bins != "auto":
+            raise ValueError(f"max_bins must be an integer, None or 'auto', got {max_bins!r}")
+        return AUTO_MAX_BINS if n_rows >= AUTO_BINNED_ROWS else None
+    return max_bins
+
+
 def _midpoints(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Canonical thresholds between consecutive distinct values lo < hi: (lo + hi)/2, or hi when
     the two are adjacent floats (so that sign(x − t) still separates them)."""
@@ -156,14 +175,20 @@ class StumpSpace:
     include_constant : bool
         Offer the constant column (both polarities). True for bias-free models (AdaBoost, LPBoost),
         False for models with a bias (CGENS, CG-Boost).
-    max_bins : int or None, default=None
-        None: the exact search over every cut between consecutive distinct values. An integer
+    max_bins : int, "auto" or None, default=None
+        None: the exact search over every cut between consecutive distinct values. ``"auto"``:
+        :func:`resolve_max_bins` (binned from :data:`AUTO_BINNED_ROWS` rows up). An integer
         B ≥ 2: the histogram search of the gradient-boosting libraries: each feature keeps at most
         B − 1 cuts, at the boundaries between distinct values closest to its B-quantiles, and
         each oracle call sums the weights per bin (O(m·D) sequential work, no random access).
         A feature with at most B distinct values keeps all its cuts, with the exact search's
         thresholds, so on such data both searches have the same candidates and the same scores up
         to the order of summation.
+    n_threads : int or None, default=None
+        Threads of each oracle call, split over blocks of features (scikit-learn's ``n_jobs``
+        convention: −1 all cores; None the current default, see
+        :func:`kernbench.solvers.threads.resolve_threads`). Small problems use fewer (at least
+        :data:`MIN_BLOCK_WORK` steps per thread). The scores are bitwise the same for any count.
 
     Attributes
     ----------
@@ -174,11 +199,17 @@ class StumpSpace:
     """
 
     def __init__(
-        self, X: np.ndarray, *, include_constant: bool, max_bins: int | None = None
+        self,
+        X: np.ndarray,
+        *,
+        include_constant: bool,
+        max_bins: int | str | None = None,
+        n_threads: int | None = None,
     ) -> None:
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
             raise ValueError(f"StumpSpace needs a non-empty 2-D array, got shape {X.shape}")
+        max_bins = resolve_max_bins(max_bins, X.shape[0])
         if not np.all(np.isfinite(X)):
             raise ValueError("StumpSpace needs finite inputs (found NaN or inf)")
         if max_bins is not None and not 2 <= int(max_bins) <= MAX_BINS_LIMIT:
@@ -188,6 +219,9 @@ class StumpSpace:
         self.max_bins = None if max_bins is None else int(max_bins)
         self._n_const = 1 if self.include_constant else 0
         m, D = X.shape
+        self.n_threads = resolve_threads(n_threads)
+        self._blocks = useful_threads(self.n_threads, m * D)
+        self._feature_max = np.empty(D)
         cut_pos, thresholds = [], []
         if self.max_bins is None:
             # the one presort, one feature at a time so that no (D, m) float temporary is held;
@@ -266,8 +300,18 @@ class StumpSpace:
         elif self.max_bins is None:
             g = np.ascontiguousarray(g)
             Gsum = g.sum(axis=0)
-            presorted_scores_many(
-                g, self._order, self._offsets, self._cut_mask, Gsum, self._n_const, out
+            order, offsets, cut_mask, n_const = (
+                self._order,
+                self._offsets,
+                self._cut_mask,
+                self._n_const,
+            )
+            run_blocks(
+                lambda d0, d1: presorted_scores_many(
+                    g, order, offsets, cut_mask, Gsum, n_const, out, d0, d1
+                ),
+                self.X.shape[1],
+                self._blocks,
             )
         else:
             column = np.empty(out.shape[0])
@@ -285,11 +329,28 @@ class StumpSpace:
         G = float(g.sum())
         if out.size == 0:
             return 0
+        D = self.X.shape[1]
+        n_const, offsets = self._n_const, self._offsets
         if self.max_bins is None:
-            return presorted_scores(
-                g, self._order, self._offsets, self._cut_mask, G, self._n_const, tol, out, write
+            order, cut_mask = self._order, self._cut_mask
+            if self._blocks == 1:
+                return presorted_scores(g, order, offsets, cut_mask, G, n_const, tol, out, write)
+            fmax = self._feature_max
+            run_blocks(
+                lambda d0, d1: presorted_block(
+                    g, order, offsets, cut_mask, G, n_const, out, write, d0, d1, fmax
+                ),
+                D,
+                self._blocks,
+                align=2,  # the kernel pairs features (0, 1), (2, 3), ...
             )
-        binned_scores(g, self._codes, self._offsets, G, self._n_const, self._hist, out)
+            return presorted_pick(g, order, offsets, cut_mask, G, n_const, tol, out, write, fmax)
+        codes, hist = self._codes, self._hist
+        run_blocks(
+            lambda d0, d1: binned_scores(g, codes, offsets, G, n_const, hist, out, d0, d1),
+            D,
+            self._blocks,
+        )
         return first_near_max(out, tol)
 
     # ------------------------------------------------------------------ candidates

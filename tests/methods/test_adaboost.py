@@ -290,3 +290,26 @@ def test_zero_error_continue_follows_lemga_equal_weights_and_unchanged_distribut
     np.testing.assert_allclose(cont.decision_function(Xt), 0.5 * np.log(1000.0) * vt.sum(axis=1))
     assert (votes == votes[:, :1]).all() and not (vt == vt[:, :1]).all()
     np.testing.assert_array_equal(cont.predict(X), y)
+
+
+@pytest.mark.parametrize("max_bins", [None, 64])
+def test_the_model_is_the_same_at_one_and_two_threads(max_bins) -> None:
+    from kernbench.solvers.threads import useful_threads
+
+    X, y = data(seed=3, m=4000, D=40, flip=0.2)
+    assert useful_threads(2, X.size) == 2  # the search really is split in two
+    one = AdaBoost(30, max_bins=max_bins, n_jobs=1).fit(X, y)
+    two = AdaBoost(30, max_bins=max_bins, n_jobs=2).fit(X, y)
+    assert one.weak_learners_ == two.weak_learners_
+    np.testing.assert_array_equal(one.estimator_weights_, two.estimator_weights_)
+    np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))
+
+
+def test_the_default_search_is_binned_on_large_training_sets_only() -> None:
+    from kernbench.weak.stumps import AUTO_BINNED_ROWS, AUTO_MAX_BINS
+
+    X, y = data(seed=4, m=AUTO_BINNED_ROWS, D=5, flip=0.2)
+    default = AdaBoost(5).fit(X, y)
+    assert default.weak_learners_ == AdaBoost(5, max_bins=AUTO_MAX_BINS).fit(X, y).weak_learners_
+    small = AdaBoost(5).fit(X[:500], y[:500])
+    assert small.weak_learners_ == AdaBoost(5, max_bins=None).fit(X[:500], y[:500]).weak_learners_

@@ -249,3 +249,14 @@ def test_overflowing_decision_sums_are_an_error_not_inf():
     K[0, model.support_] = -1.7e308 * np.sign(coef)  # every term pushes the same way
     with pytest.raises(ValueError, match="decision values .* overflow float64"):
         model.decision_function_gram(K)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_the_threaded_base_matrix_is_bitwise_scipys(cls: type) -> None:
+    from scipy.spatial.distance import cdist
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(700, 9)), rng.normal(size=(300, 9))
+    ref = cdist(X, Y, cls._metric)
+    for n_jobs in (1, 2, 3):
+        np.testing.assert_array_equal(cls(n_jobs=n_jobs).base_matrix(X, Y), ref)

@@ -224,3 +224,42 @@ def test_the_fused_tie_index_is_the_tie_rule_over_the_written_scores(seed, inclu
             lean = np.full(space.n_candidates, np.nan)
             assert space._scores_into(g, lean, tol, write=False) == index
             assert lean[index] == out[index]  # the one score written, bitwise
+
+
+@pytest.mark.parametrize("max_bins", [None, 7, 256])
+@pytest.mark.parametrize("include_constant", [False, True])
+def test_the_threaded_search_is_bitwise_the_one_thread_search(max_bins, include_constant):
+    m, D = 3000, 67  # (m·D) / MIN_BLOCK_WORK ≈ 3 blocks; an odd D leaves a lone last feature
+    X = tied_data(5, m=m, D=D)
+    rng = np.random.default_rng(1)
+    one = StumpSpace(X, include_constant=include_constant, max_bins=max_bins, n_threads=1)
+    spaces = [
+        StumpSpace(X, include_constant=include_constant, max_bins=max_bins, n_threads=n)
+        for n in (2, 3, 5)
+    ]
+    assert [s._blocks for s in spaces] == [2, 3, 3]
+    for g in (rng.normal(size=m), rng.integers(-1, 2, size=m).astype(float)):
+        ref, pick = one.scores(g), one.best(g)
+        many = one.scores(np.column_stack([g, -g]))
+        for space in spaces:
+            np.testing.assert_array_equal(space.scores(g), ref)
+            np.testing.assert_array_equal(space.scores(np.column_stack([g, -g])), many)
+            other = space.best(g)
+            assert other.learner == pick.learner and other.score == pick.score
+            for tol in (0.0, 0.5):
+                lean = np.empty(space.n_candidates)
+                assert space._scores_into(g, lean, tol, write=False) == one._scores_into(
+                    g, np.empty(one.n_candidates), tol
+                )
+
+
+def test_auto_bins_large_training_sets_only() -> None:
+    from kernbench.weak.stumps import AUTO_BINNED_ROWS, AUTO_MAX_BINS, resolve_max_bins
+
+    assert resolve_max_bins("auto", AUTO_BINNED_ROWS - 1) is None
+    assert resolve_max_bins("auto", AUTO_BINNED_ROWS) == AUTO_MAX_BINS
+    assert resolve_max_bins(None, 10**6) is None and resolve_max_bins(16, 10) == 16
+    with pytest.raises(ValueError, match="auto"):
+        resolve_max_bins("fast", 10)
+    X = tied_data(2, m=AUTO_BINNED_ROWS)
+    assert StumpSpace(X, include_constant=True, max_bins="auto").max_bins == AUTO_MAX_BINS
