@@ -50,7 +50,8 @@ def _from_env() -> int | None:
     try:
         value = int(raw)
     except ValueError:
-        raise ValueError(f"{ENV_VAR} must be an integer (threads; -1: all cores), got {raw!r}")
+        message = f"{ENV_VAR} must be an integer (threads; -1: all cores), got {raw!r}"
+        raise ValueError(message) from None
     if value == 0:
         raise ValueError(f"{ENV_VAR} must not be 0 (threads; -1: all cores)")
     return value
