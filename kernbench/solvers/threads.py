@@ -116,6 +116,16 @@ def _pool(size: int) -> ThreadPoolExecutor:
         return _POOL
 
 
+def _forget_pool() -> None:
+    """A forked child has none of the parent's threads: it starts its own pool when needed."""
+    global _POOL, _POOL_SIZE, _POOL_LOCK
+    _POOL, _POOL_SIZE, _POOL_LOCK = None, 0, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 def block_bounds(n_items: int, n_blocks: int, align: int = 1) -> list[tuple[int, int]]:
     """``n_blocks`` contiguous ranges covering ``range(n_items)`` as evenly as possible, each
     starting at a multiple of ``align`` (fewer blocks when there are too few items)."""

@@ -96,3 +96,24 @@ def test_small_work_uses_fewer_threads() -> None:
     assert useful_threads(4, MIN_BLOCK_WORK - 1) == 1
     assert useful_threads(4, 2 * MIN_BLOCK_WORK) == 2
     assert useful_threads(4, 100 * MIN_BLOCK_WORK) == 4
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_starts_its_own_pool() -> None:
+    import os
+
+    run_blocks(lambda lo, hi: None, 10, 2)  # the parent's pool exists
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's pool threads are not here
+        import signal
+
+        signal.alarm(30)  # a pool without threads would wait for ever: killed, the test fails
+        code = 1
+        try:
+            out = np.zeros(10)
+            run_blocks(lambda lo, hi: out.__setitem__(slice(lo, hi), 1.0), 10, 2)
+            code = 0 if out.sum() == 10 else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0  # not killed by the alarm

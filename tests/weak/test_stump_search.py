@@ -263,3 +263,23 @@ def test_auto_bins_large_training_sets_only() -> None:
         resolve_max_bins("fast", 10)
     X = tied_data(2, m=AUTO_BINNED_ROWS)
     assert StumpSpace(X, include_constant=True, max_bins="auto").max_bins == AUTO_MAX_BINS
+
+
+@pytest.mark.parametrize("max_bins", [None, 32])
+def test_column_generation_fits_the_same_model_under_any_thread_default(max_bins) -> None:
+    from kernbench.methods import CGENS, LPBoost
+    from kernbench.solvers.threads import thread_default, useful_threads
+
+    rng = np.random.default_rng(7)
+    X = tied_data(7, m=1400, D=100)  # 2 blocks of features at 2 threads
+    y = np.where(X[:, 0] + 0.5 * X[:, 6] + rng.normal(scale=0.7, size=1400) > 0, 1, -1)
+    for make in (
+        lambda: LPBoost(nu=0.2, max_iter=8, max_bins=max_bins),
+        lambda: CGENS(max_iter=8, max_bins=max_bins),
+    ):
+        fits = []
+        assert useful_threads(2, X.size) == 2
+        for threads in (1, 2):
+            with thread_default(threads):
+                fits.append(make().fit(X, y))
+        np.testing.assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
