@@ -13,7 +13,7 @@ W runs over 1, 2, 4, … up to the cores this process may use, plus the core cou
 script runs unchanged on a larger machine (``--workers 1,2,16`` picks others).
 
 - default: ``lin_li_table1.yaml --realisations 4`` (336 cells, about 200 s of cell CPU);
-- ``--quick``: the same spec, 1 realisation, data sets twonorm and ringnorm (12 cells, a few
+- ``--quick``: the same spec, 1 realisation, the twonorm and ringnorm data sets (24 cells, a few
   seconds of cell CPU): a check that the script works, not a measurement of scale-out.
 
 Usage: ``python benchmarks/bench_scaleout.py [--quick] [--backends local,dask] [--workers 1,2]
