@@ -13,8 +13,8 @@ W runs over 1, 2, 4, … up to the cores this process may use, plus the core cou
 script runs unchanged on a larger machine (``--workers 1,2,16`` picks others).
 
 - default: ``lin_li_table1.yaml --realisations 4`` (336 cells, about 200 s of cell CPU);
-- ``--quick``: the same spec, 1 realisation, the twonorm and ringnorm data sets (24 cells, a few
-  seconds of cell CPU): a check that the script works, not a measurement of scale-out.
+- ``--quick``: the same spec, 1 realisation, the twonorm and ringnorm data sets (24 cells, about
+  20 s of cell CPU): a check that the script works, not a measurement of scale-out.
 
 Usage: ``python benchmarks/bench_scaleout.py [--quick] [--backends local,dask] [--workers 1,2]
 [--threads T]``; writes ``benchmarks/results/bench_scaleout.csv`` (``--out`` to change).
