@@ -266,3 +266,12 @@ def test_the_command_line_imports_no_heavy_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_run_refuses_zero_threads(tmp_path):
+    spec = write_spec(tmp_path, SPEC)
+    res = CliRunner().invoke(
+        app, ["run", str(spec), "--out", str(tmp_path / "r"), "--threads", "0"]
+    )
+    assert res.exit_code == 2 and "--threads" in res.output
+    assert not (tmp_path / "r").exists()  # refused before any cell
