@@ -11,12 +11,12 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from kernbench.errors import SpecError
+from kernbench.reading import FileTooLarge, NotARegularFile, read_user_text
 
 __all__ = ["_NAME_RE", "_Checker", "_show", "_suggest", "load_yaml"]
 
@@ -113,12 +113,16 @@ class _Checker:
 def load_yaml(path: str | os.PathLike[str]) -> Any:
     """Read a YAML file with ``yaml.safe_load``; any failure is a SpecError naming the file."""
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
+    try:  # bounded: a device, a FIFO or a huge file is refused before it is read
+        text = read_user_text(path, 4 * _MAX_SPEC_CHARS, "YAML file")
     except FileNotFoundError:
         raise SpecError(file, "", "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(file, "", f"cannot read spec: {exc}") from None
+    except (FileTooLarge, NotARegularFile) as exc:
+        raise SpecError(file, "", f"{exc.strerror}; refusing it") from None
+    except OSError as exc:
+        raise SpecError(file, "", f"cannot read it: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(file, "", f"cannot read it: not UTF-8 text ({exc.reason})") from None
     if len(text) > _MAX_SPEC_CHARS:
         raise SpecError(
             file, "", f"spec has {len(text)} characters, more than {_MAX_SPEC_CHARS}; refusing it"

@@ -493,7 +493,9 @@ def table(
     joined = "\n\n".join(texts)
     typer.echo(joined)
     if out_file is not None:
-        out_file.write_text(joined + "\n", encoding="utf-8")
+        from kernbench.writing import write_text_file
+
+        write_text_file(out_file, joined + "\n")
 
 
 # -- plot ----------------------------------------------------------------------------------------

@@ -55,6 +55,8 @@ _OS_ADVICE = {
     errno.EISDIR: "it is a directory where a file is expected: move it away",
     errno.ENOTDIR: "a part of the path is a file where a directory is expected",
     errno.EEXIST: "it already exists: move it away or choose another path",
+    errno.ELOOP: "remove the link (kernbench writes only files it created)",
+    errno.EFBIG: "point kernbench at the right file",
 }
 
 
