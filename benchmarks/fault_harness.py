@@ -110,12 +110,12 @@ def fresh_trials(n: int, root: Path, seed: int) -> list[dict]:
             spec, root / "reference", root / f"fresh{t}", reference, rng, sig=sig, jobs=jobs
         )
         c = trial.check
-        # 130: stopped by kernbench's handler; -sig: the signal landed during start-up, before
-        # the handler was installed (nothing written yet); SIGKILL cannot be handled
+        # 128 + sig: stopped by kernbench's handler; -sig: the signal landed while Python was
+        # starting, before the handler was installed (a shell shows 128 + sig for both)
         clean = (
             sig == signal.SIGKILL
             or trial.returncode == -sig
-            or (trial.returncode == 130 and "Traceback" not in trial.stderr)
+            or (trial.returncode == 128 + sig and "Traceback" not in trial.stderr)
         )
         ok = c.ok and c.statuses == {"done": rh.N_CELLS} and clean
         detail = f"{trial.archived_at_signal} replaced before the signal; exit {trial.returncode}"

@@ -1,7 +1,8 @@
 """The ``kernbench`` command line: thin verbs that parse arguments and call the library.
 
 Exit codes: 0 all good; 1 some cells failed; 2 usage, spec or data error (message on stderr, no
-traceback unless ``--debug``); 3 internal error.
+traceback unless ``--debug``); 3 internal error; 130 stopped by SIGINT (Ctrl-C), 143 stopped by
+SIGTERM (128 + the signal's number, as a shell reports a process the signal killed).
 """
 
 from __future__ import annotations
@@ -61,8 +62,10 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             )
             raise typer.Exit(EXIT_USAGE) from None
         except KeyboardInterrupt:
+            from kernbench.runner.stop import exit_status
+
             err.print("interrupted; finished cells are saved (rerun to resume)")
-            raise typer.Exit(130) from None
+            raise typer.Exit(exit_status()) from None
         except Exception as exc:
             if _STATE["debug"]:
                 raise
@@ -851,5 +854,13 @@ app.add_typer(_guarded(data_app), name="data", help="Datasets: list, info, fetch
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point (SIGINT and SIGTERM stop any verb cleanly: exit 130 or 143)."""
+    from kernbench.runner.stop import install, leave_now, stop_signal
+
+    install()
+    try:
+        app()
+    except SystemExit:
+        if stop_signal() is not None:  # stopped by a signal: exit now, not after seconds of GC
+            leave_now()
+        raise

@@ -4,7 +4,9 @@ Every backend goes through joblib, so there is one code path: ``local`` is jobli
 backend, ``dask`` is joblib's Dask backend on a ``dask.distributed`` client (a scheduler address,
 or a LocalCluster on 127.0.0.1). Workers only compute and return a
 :class:`~kernbench.store.CellRecord`; the driving process writes the store. Dask reschedules the
-tasks of a worker that dies, so a lost worker loses no cell.
+tasks of a worker that dies, so a lost worker loses no cell; a local worker that dies has the
+cell it was computing recorded as ``failed`` while the run goes on (so does a Dask task that
+killed every worker it was given, when its worker shares the driver's file system).
 
 :class:`CellExecutor` keeps track of the cells handed to the backend and not yet returned
 (:attr:`CellExecutor.in_flight`), so an interrupted run can record exactly those as
@@ -18,6 +20,7 @@ import logging
 import os
 import time
 import traceback
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
@@ -25,7 +28,9 @@ from kernbench.errors import KernbenchError
 from kernbench.records import CellRecord
 from kernbench.runner.cell import cell_record, run_cell
 from kernbench.runner.isolation import CellTimeout, ChildDied, call_with_timeout
+from kernbench.runner.lost_workers import DeathWatch, note_pid, worker_lost_errors
 from kernbench.runner.plan import Cell
+from kernbench.runner.stop import raise_if_stopping
 
 Backend = Literal["local", "dask"]
 BACKENDS: tuple[str, ...] = ("local", "dask")
@@ -58,6 +63,12 @@ def compute_cell(cell: Cell, timeout_s: float | None = None) -> CellRecord:
             result={"timeout_s": timeout_s},
             started_at=started,
         )
+
+
+def _compute_marked(cell: Cell, timeout_s: float | None, marks: str) -> CellRecord:
+    """:func:`compute_cell` on a worker that first notes which process computes the cell."""
+    note_pid(marks, cell.cell_id)
+    return compute_cell(cell, timeout_s)
 
 
 class CellExecutor:
@@ -145,21 +156,49 @@ class CellExecutor:
             yield from self._run_joblib(cells, n_jobs=self.jobs)
 
     # -- internals ---------------------------------------------------------------------------
-    def _tasks(self, cells: Iterable[Cell]) -> Iterator[Any]:
+    def _tasks(self, cells: Iterable[Cell], marks: str) -> Iterator[Any]:
         """joblib pulls this lazily as it dispatches: what was pulled is in flight."""
         from joblib import delayed
 
         for cell in cells:
             self.in_flight[cell.cell_id] = cell
-            yield delayed(compute_cell)(cell, self.timeout_s)
+            yield delayed(_compute_marked)(cell, self.timeout_s, marks)
 
     def _run_joblib(self, cells: Sequence[Cell], n_jobs: int) -> Iterator[CellRecord]:
+        """Cells on joblib's workers. A worker that dies (the OOM killer, a kill from outside)
+        breaks the whole pool: the cell it was computing is recorded as ``failed`` and the
+        others run again on a new pool (see :mod:`kernbench.runner.lost_workers`). A cell in
+        flight at two losses that could not be attributed is recorded as ``failed`` too."""
         from joblib import Parallel
 
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
-        for rec in parallel(self._tasks(cells)):
-            yield rec
-            self.in_flight.pop(rec.cell_id, None)  # the consumer has recorded it
+        pending = {c.cell_id: c for c in cells}
+        suspect: Counter[str] = Counter()
+        with DeathWatch() as watch:
+            while pending:
+                parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
+                try:
+                    for rec in parallel(self._tasks(list(pending.values()), watch.marks)):
+                        yield rec
+                        self.in_flight.pop(rec.cell_id, None)  # the consumer has recorded it
+                        pending.pop(rec.cell_id, None)
+                    return
+                except worker_lost_errors() as exc:
+                    raise_if_stopping(exc)  # a signal that also reached the workers: a stop
+                    lost = watch.lost_cells(self.in_flight)
+                    if not lost:
+                        suspect.update(self.in_flight)
+                        lost = [c for i, c in self.in_flight.items() if suspect[i] >= 2]
+                    why = (str(exc).splitlines() or [""])[0].split(". ")[0][:200]
+                    for cell in lost:
+                        yield cell_record(
+                            cell,
+                            "failed",
+                            error="WorkerDied: the worker process computing this cell died (out "
+                            f"of memory, or killed from outside): {type(exc).__name__}: {why}",
+                        )
+                        self.in_flight.pop(cell.cell_id, None)
+                        pending.pop(cell.cell_id, None)
+                    self.in_flight.clear()  # the others are dispatched again
 
     def _run_dask(self, cells: Sequence[Cell]) -> Iterator[CellRecord]:
         if not self._entered:  # used without `with`: connect for this run only

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
-import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -24,6 +22,7 @@ from kernbench.records import FINAL_STATUSES, CellRecord
 from kernbench.runner.backends import BackendError, CellExecutor
 from kernbench.runner.cell import cell_record, git_revision
 from kernbench.runner.plan import DEFAULT_MAX_CELLS, Cell, plan_cells
+from kernbench.runner.stop import signals_stop
 from kernbench.spec import spec_to_dict
 from kernbench.spec_types import MethodSpec, Spec
 from kernbench.store import CSV_FILE, STORE_FILE, Store
@@ -134,7 +133,8 @@ def run_experiment(
         :func:`kernbench.runner.plan.plan_cells`).
 
     SIGINT/SIGTERM stop the run: the cells in flight are recorded as ``interrupted`` (a rerun
-    retries them) and ``KeyboardInterrupt`` propagates.
+    retries them; never ``failed``, whatever the signal broke inside a cell) and
+    ``KeyboardInterrupt`` propagates (see :mod:`kernbench.runner.stop`).
     """
     from kernbench.datasets import ensure_available
 
@@ -207,7 +207,7 @@ def run_experiment(
 
         methods = {m.label: m for m in spec.methods}
         try:
-            with _sigterm_as_interrupt():
+            with signals_stop():
                 for wave in _waves(todo):  # cells taking parameters run after their sources
                     ready = []
                     for cell in wave:
@@ -337,20 +337,3 @@ def _record_interrupted(
                 result={"provenance": provenance},
             )
         )
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """Treat SIGTERM like Ctrl-C while cells run (main thread only; restored afterwards)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
