@@ -223,6 +223,33 @@ class CellExecutor:
             ) from exc
 
 
+#: seconds the workers have to answer the driver's version question
+WORKER_ANSWER_S = 60.0
+
+
+def _bounded(call: Any, limit_s: float, message: str) -> Any:
+    """``call()`` in a daemon thread; a :class:`BackendError` with ``message`` after ``limit_s``
+    (the thread is left behind: it cannot hold the process open)."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="kernbench-bounded", daemon=True)
+    thread.start()
+    thread.join(limit_s)
+    if thread.is_alive():
+        raise BackendError(message)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def check_worker_versions(client: Any, where: str) -> None:
     """Refuse a cluster whose workers run another kernbench version (before any submission).
 
@@ -234,7 +261,11 @@ def check_worker_versions(client: Any, where: str) -> None:
     import kernbench
 
     # a stdlib function travels by reference, so even a worker with no or old kernbench answers
-    answers = client.run(importlib.metadata.version, "kernbench", on_error="return")
+    answers = _bounded(
+        lambda: client.run(importlib.metadata.version, "kernbench", on_error="return"),
+        WORKER_ANSWER_S,
+        f"the workers of {where} did not answer within {WORKER_ANSWER_S:g} s; check the cluster",
+    )
     wrong = {
         addr: (f"{type(v).__name__}: {v}" if isinstance(v, BaseException) else str(v))
         for addr, v in sorted(answers.items())
@@ -258,6 +289,9 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
     BackendError
         dask is not installed (naming the extra), the address is malformed or unreachable.
     """
+    if scheduler is not None:  # before distributed is imported (seconds): refuse early
+        check_scheduler_address(scheduler)
+        probe_scheduler(scheduler)
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
@@ -278,7 +312,6 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
         finally:
             cluster.close()
         return
-    check_scheduler_address(scheduler)
     # distributed logs a traceback per failed reconnection; the run ends with one line instead
     with _quiet_logger("distributed"):
         try:
@@ -304,6 +337,50 @@ def _quiet_logger(name: str) -> Iterator[None]:
     finally:
         for lg, level in zip(loggers, levels, strict=True):
             lg.setLevel(level)
+
+
+#: seconds a scheduler has to accept a connection and to send its first bytes
+PROBE_TIMEOUT_S = 10.0
+
+
+def probe_scheduler(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
+    """Refuse, within ``2 * timeout_s``, a ``tcp://`` address where no Dask scheduler answers.
+
+    ``distributed`` waits for the scheduler's handshake without a time limit once the TCP
+    connection is up, so a listener that accepts and never answers (a silent port, an HTTP
+    server) would hang the run. A Dask scheduler sends its handshake as soon as it accepts:
+    a length-prefixed frame (8 bytes, little-endian, then the message). No bytes within
+    ``timeout_s``, or a first frame length no Dask message has, is a :class:`BackendError`.
+    (``tls://`` waits for the client to speak first: it is left to ``distributed``.)
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address)
+    if parts.scheme != "tcp":
+        return
+    where = f"the Dask scheduler at {address}"
+    try:
+        with socket.create_connection((parts.hostname, parts.port), timeout=timeout_s) as sock:
+            sock.settimeout(timeout_s)
+            first = b""
+            while len(first) < 8:
+                chunk = sock.recv(8 - len(first))
+                if not chunk:
+                    break
+                first += chunk
+    except TimeoutError:
+        raise BackendError(
+            f"{where} accepted the connection but sent nothing within {timeout_s:g} s: it is "
+            "not a Dask scheduler (check the host and port of --scheduler)"
+        ) from None
+    except OSError as exc:
+        raise BackendError(f"cannot connect to {where}: {exc.strerror or exc}") from None
+    if len(first) < 8 or int.from_bytes(first, "little") >= 1 << 26:
+        raise BackendError(
+            f"{where} answered, but not as a Dask scheduler does (check the host and port of "
+            "--scheduler)"
+        )
 
 
 def check_scheduler_address(address: str) -> str:
