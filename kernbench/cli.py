@@ -21,6 +21,7 @@ from rich.markup import escape
 from kernbench.datasets.cli import data_app
 from kernbench.errors import KernbenchError, UsageError, printable
 from kernbench.runner.plan import DEFAULT_MAX_CELLS
+from kernbench.spec_types import MAX_TIMEOUT_S
 
 app = typer.Typer(
     name="kernbench",
@@ -29,8 +30,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+# emoji off: a name such as ``:x:`` in a path or label is printed as written, never as an emoji
+out = Console(soft_wrap=True, emoji=False)
+err = Console(stderr=True, soft_wrap=True, emoji=False)
 _STATE = {"debug": False}
 
 EXIT_OK, EXIT_CELLS_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -113,6 +115,13 @@ def _main(
     _STATE["debug"] = debug
 
 
+def _path_value(value: str) -> Path:
+    """A path option's value; an empty one (``--out ""``) is refused, not read as ``.``."""
+    if not value.strip():
+        raise typer.BadParameter("an empty path; give a directory or file name")
+    return Path(value)
+
+
 _MAX_CELLS_OPTION = typer.Option(
     "--max-cells", min=1, help="Refuse a spec that plans more cells than this."
 )
@@ -124,9 +133,23 @@ _MAX_CELLS_OPTION = typer.Option(
 def run(
     spec: Annotated[Path, typer.Argument(help="Spec file (YAML) or shipped spec name.")],
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Results directory.", show_default="results/<name>")
+        Path | None,
+        typer.Option(
+            "--out",
+            parser=_path_value,
+            help="Results directory.",
+            show_default="results/<name>",
+        ),
     ] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel cells (-1: all cores).")] = -1,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=-1,
+            help="Parallel cells (-1: all cores); never more workers than cores or cells to run.",
+        ),
+    ] = -1,
     fresh: Annotated[bool, typer.Option("--fresh", help="Recompute finished cells too.")] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan and cell statuses; compute nothing.")
@@ -150,7 +173,12 @@ def run(
     ] = None,
     timeout: Annotated[
         float | None,
-        typer.Option("--timeout", min=0.001, help="Per-cell limit in seconds (else the spec's)."),
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            max=MAX_TIMEOUT_S,
+            help="Per-cell limit in seconds, at most 30 days (else the spec's).",
+        ),
     ] = None,
     wait: Annotated[
         bool, typer.Option("--wait", help="Queue behind a run holding the results directory.")
@@ -325,7 +353,9 @@ def _print_plan(s, cells, statuses, target: Path, fresh: bool) -> None:
 @_guard
 def merge(
     dirs: Annotated[list[Path], typer.Argument(help="Results directories of one experiment.")],
-    out_dir: Annotated[Path, typer.Option("--out", help="Merged results directory.")],
+    out_dir: Annotated[
+        Path, typer.Option("--out", parser=_path_value, help="Merged results directory.")
+    ],
     wait: Annotated[bool, typer.Option("--wait", help="Wait for a run holding --out.")] = False,
 ) -> None:
     """Combine results stores from several machines (deduplicated by cell identity).
@@ -438,7 +468,7 @@ def specs() -> None:
         table.add_column(col, overflow="fold")
     for s in found:
         table.add_row(s.path.stem, ", ".join(s.aliases) or "-", escape(s.title))
-    Console(width=None if out.is_terminal else 200).print(table)
+    Console(width=None if out.is_terminal else 200, emoji=False).print(table)
 
 
 # -- table ---------------------------------------------------------------------------------------
@@ -456,7 +486,9 @@ def table(
     reference: Annotated[
         bool, typer.Option("--reference/--no-reference", help="Published numbers beside ours.")
     ] = True,
-    out_file: Annotated[Path | None, typer.Option("--out", help="Write to FILE too.")] = None,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", parser=_path_value, help="Write to FILE too.")
+    ] = None,
     spec: Annotated[
         Path | None,
         typer.Option(
@@ -509,7 +541,9 @@ def plot(
     kind: Annotated[
         str, typer.Option("--kind", help="A plot kind (`--kind list` shows them all).")
     ] = "trace",
-    out_dir: Annotated[Path | None, typer.Option("--out", help="Directory for the PNGs.")] = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", parser=_path_value, help="Directory for the PNGs.")
+    ] = None,
     spec: Annotated[
         Path | None,
         typer.Option(
@@ -659,7 +693,9 @@ def _print_progress(p, *, by: str, show_failed: bool) -> None:
         "",
         remaining(est.cell_seconds if est.cells > est.unestimated else None, est.unestimated),
     )
-    Console(width=None if out.is_terminal else 200).print(table)  # piped: no folding at 80
+    Console(width=None if out.is_terminal else 200, emoji=False).print(
+        table
+    )  # piped: no folding at 80
     lines = [_totals_line(p)]
     if p.finished:
         ago = format_seconds(max(0.0, time.time() - p.last_finish))
@@ -696,6 +732,12 @@ def _estimate_lines(p) -> list[str]:
     from kernbench.store.progress import format_seconds
 
     est = p.estimate
+    run = p.running
+    if run and run["fresh"] and run["left"]:  # finished cells being computed again
+        return [
+            f"a --fresh run (pid {run['pid']}) is computing {run['cells']} cell(s) again: "
+            f"{run['left']} of them not yet recorded"
+        ]
     if not est.cells:
         return ["nothing remains to run"]
     methods = ", ".join(est.unestimated_methods)
@@ -734,7 +776,7 @@ def _print_failed(p) -> None:
             str(f.attempts),
             escape(printable(f.error)),
         )
-    Console(width=None if out.is_terminal else 200).print(table)
+    Console(width=None if out.is_terminal else 200, emoji=False).print(table)
 
 
 # -- report --------------------------------------------------------------------------------------
@@ -836,7 +878,9 @@ def _describe_method(name: str) -> None:
         table.add_column(col, overflow="fold")
     for p in params:
         table.add_row(p.name, escape(repr(p.default)), escape(p.allowed), escape(p.meaning))
-    Console(width=None if out.is_terminal else 200).print(table)  # piped: no folding at 80
+    Console(width=None if out.is_terminal else 200, emoji=False).print(
+        table
+    )  # piped: no folding at 80
 
 
 def _guarded(sub: typer.Typer) -> typer.Typer:

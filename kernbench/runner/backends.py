@@ -39,6 +39,14 @@ _CELL_MODULES = ("kernbench.datasets", "kernbench.methods", "kernbench.runner.se
 DASK_MISSING = 'the dask backend needs the optional extra: pip install "kernbench[dask]"'
 
 
+def worker_count(jobs: int, cells: int | None = None) -> int:
+    """Workers for ``--jobs``: -1 means one per core; never more than the cores, nor than the
+    ``cells`` to run (a worker costs an interpreter with the numerical stack loaded, ~275 MB)."""
+    cores = os.cpu_count() or 1
+    n = cores if jobs < 1 else min(jobs, cores)
+    return max(1, min(n, cells) if cells is not None else n)
+
+
 class BackendError(KernbenchError):
     """A backend that cannot be used (missing extra, unreachable scheduler, bad address)."""
 
@@ -78,7 +86,8 @@ class CellExecutor:
     ----------
     backend : "local" | "dask"
     jobs : int
-        ``local``: joblib ``n_jobs`` (-1 all cores; 1 runs inline). ``dask``: workers of the
+        ``local``: joblib ``n_jobs`` (-1 all cores; 1 runs inline; at most the cores and the
+        cells to run, see :func:`worker_count`). ``dask``: workers of the
         LocalCluster started when no scheduler is given (-1: one per core).
     scheduler : str, optional
         ``dask`` only: address of a running scheduler (``tcp://HOST:PORT``).
@@ -147,13 +156,13 @@ class CellExecutor:
             return
         if self.backend == "dask":
             yield from self._run_dask(cells)
-        elif self.jobs == 1 or len(cells) == 1:
+        elif (n_jobs := worker_count(self.jobs, len(cells))) == 1:
             for cell in cells:
                 self.in_flight[cell.cell_id] = cell
                 yield compute_cell(cell, self.timeout_s)
                 self.in_flight.pop(cell.cell_id, None)
         else:
-            yield from self._run_joblib(cells, n_jobs=self.jobs)
+            yield from self._run_joblib(cells, n_jobs=n_jobs)
 
     # -- internals ---------------------------------------------------------------------------
     def _tasks(self, cells: Iterable[Cell], marks: str) -> Iterator[Any]:
@@ -297,7 +306,7 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
     except ImportError:
         raise BackendError(DASK_MISSING) from None
     if scheduler is None:
-        n_workers = jobs if jobs > 0 else (os.cpu_count() or 1)
+        n_workers = worker_count(jobs)
         cluster = LocalCluster(
             n_workers=n_workers,
             threads_per_worker=1,

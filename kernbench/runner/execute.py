@@ -28,6 +28,7 @@ from kernbench.spec_types import MethodSpec, Spec
 from kernbench.store import CSV_FILE, STORE_FILE, Store
 from kernbench.store.backup import backup_every, backup_store, check_store
 from kernbench.store.lock import RunLock, describe_holder
+from kernbench.store.sqlite import ACTIVE_RUN
 
 
 @dataclass
@@ -181,6 +182,15 @@ def run_experiment(
             todo = [c for c in todo if c.cell_id not in taken]
         if on_start is not None:
             on_start(len(todo))
+        store.set_meta(  # for `kernbench status` while this run goes on (cleared at its end)
+            ACTIVE_RUN,
+            {
+                "pid": os.getpid(),
+                "started_at": time.time(),
+                "fresh": fresh,
+                "cells": [c.cell_id for c in todo],
+            },
+        )
 
         every, since_backup = backup_every(), 0
 
@@ -229,6 +239,9 @@ def run_experiment(
             with contextlib.suppress(Exception):
                 backup_store(store)
             raise
+        finally:
+            with contextlib.suppress(Exception):
+                store.set_meta(ACTIVE_RUN, None)
         backup_store(store)
         store.export_csv()
     summary.seconds = time.perf_counter() - t0

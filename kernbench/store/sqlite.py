@@ -52,6 +52,8 @@ from kernbench.store.faults import fault_max_pages, inside_commit, write_fault
 from kernbench.writing import refuse_symlinks, replace_file
 
 STORE_FILE = "results.sqlite"
+#: meta key of the run going on: pid, start time, whether ``--fresh``, the cells it computes
+ACTIVE_RUN = "active_run"
 CSV_FILE = "cells.csv"
 #: the columns of a cell row (``cells``; ``history`` keeps the same and two of its own)
 _ROW_COLUMNS = """
@@ -291,6 +293,28 @@ class Store:
             self._con.executemany(
                 f"INSERT OR REPLACE INTO cells ({', '.join(CELL_COLUMNS)}) "
                 f"VALUES ({', '.join('?' * len(CELL_COLUMNS))})",
+                values,
+            )
+
+    @_sqlite_errors
+    def archive(self, rows: Iterable[tuple[Mapping[str, Any], str]]) -> None:
+        """Add whole rows (as :meth:`rows` returns them) to ``history``, each with its reason
+        (one transaction; ``kernbench merge`` keeps there the copies it did not choose)."""
+        values = [
+            (
+                *(
+                    dumps(r.get(c) or {}) if c in ("params", "result") else r.get(c)
+                    for c in CELL_COLUMNS
+                ),
+                time.time(),
+                reason,
+            )
+            for r, reason in rows
+        ]
+        with self._transaction():
+            self._con.executemany(
+                f"INSERT INTO history ({', '.join(CELL_COLUMNS)}, archived_at, reason) "
+                f"VALUES ({', '.join('?' * (len(CELL_COLUMNS) + 2))})",
                 values,
             )
 
