@@ -291,7 +291,7 @@ def _register_catalogue(ck: _Checker, value: Any) -> None:
     from kernbench.datasets.user import register_catalogue_file
 
     file = Path(ck.file).parent / ck.string(value, "catalog")
-    if not file.is_file():
+    if not file.exists():  # what exists but is no regular file is refused by the reader
         raise ck.fail("catalog", f"no such file: {file.resolve()}")
     try:
         register_catalogue_file(file)

@@ -38,7 +38,7 @@ from kernbench.errors import KernbenchError
 from kernbench.reading import FileTooLarge, NotARegularFile, read_user_file
 
 #: the largest reference CSV read (the shipped ones are a few kB each)
-MAX_REFERENCE_BYTES = 16 * 2**20
+MAX_REFERENCE_BYTES = 16_000_000
 
 #: reference-CSV metric for each value a table can show
 METRIC_FOR_VALUE = {
@@ -89,7 +89,7 @@ def load_reference(path: str | os.PathLike[str]) -> pd.DataFrame:
         data = read_user_file(p, MAX_REFERENCE_BYTES, "reference CSV")
     except (FileTooLarge, NotARegularFile) as exc:
         raise ReferenceMatchError(
-            f"reference file {p} {exc.strerror}; fix table.reference.file in the spec or use "
+            f"reference file {p}: {exc.strerror}; fix table.reference.file in the spec or use "
             "--no-reference"
         ) from None
     try:
