@@ -207,6 +207,11 @@ def run(
         only_map = parse_only(only or [])
     except ValueError as exc:
         raise UsageError("--only", str(exc)) from None
+    if scheduler is not None and backend == "dask" and not dry_run:  # refused before any work
+        from kernbench.runner.backends import check_scheduler_address, probe_scheduler
+
+        check_scheduler_address(scheduler)
+        probe_scheduler(scheduler)
     s = load_spec(resolve_spec(spec))
     target = out_dir if out_dir is not None else default_out_dir(s)
     if dry_run:
