@@ -1,5 +1,7 @@
-"""Fault harness (issues 6 and 17): kill trials, fuzzed and hostile specs, store and disk faults,
-Dask worker and scheduler kills, with a summary table. ``make faults`` runs it (< 10 min, 2 cores).
+"""Fault harness (issues 6, 17 and 35): kill trials, fuzzed and hostile specs, store and disk
+faults, Dask worker and scheduler kills, signals in compiled code, killed local workers, silent
+schedulers, huge and endless inputs, planted symlinks, with a summary table. ``make faults`` runs
+it (about 25 min on an idle 2-core machine; ``--only-edges`` runs the issue-35 families alone).
 
 * **kill trials**: ``kernbench run`` on a 10-cell spec is SIGKILLed at a random moment (half of
   the trials while the driver sleeps inside a store transaction, i.e. mid-commit; jobs 1 and 2),
@@ -19,12 +21,22 @@ Dask worker and scheduler kills, with a summary table. ``make faults`` runs it (
   from the backup): each ends in its expected exit code (2 with one line, or 0), never 3;
 * **Dask**: on a fresh 2-worker LocalCluster (127.0.0.1) per trial, the busiest worker is
   SIGKILLed after the first cell returns; a scheduler killed mid-run is exit 2 and a rerun
-  completes. No cell may be lost.
+  completes. No cell may be lost;
+* **signals** (>= 20): SIGTERM to the driver or its process group while AdaBoost-Perc cells run
+  numba's RCD loop, ``--jobs 1`` and ``2``: exit 143, no cell ``failed``, stopped within 2 s plus
+  the longest cell; **worker kills** (>= 5): one loky worker SIGKILLed mid-cell: the run finishes
+  (exit 1) with that cell ``failed`` (``WorkerDied``) and every other cell done, unchanged;
+* **silent schedulers**: a port that never answers and ``python -m http.server`` as
+  ``--scheduler``: exit 2 within 30 s; **huge inputs**: ``/dev/zero``, a 3 GB sparse file and a
+  FIFO as spec, ``catalog:``, ``$KERNBENCH_CATALOG`` and reference CSV: exit 2, one line, < 200 MB,
+  <= 1 s of CPU beyond the verb's start-up; **planted symlinks** at every file a verb writes: no
+  target changed.
 
 Writes one row per trial to ``benchmarks/results/fault_harness.csv`` and prints the summary.
 
 Usage: ``python benchmarks/fault_harness.py [--kill-trials 40] [--fresh-trials 12] [--fuzz 500]
-[--dask-trials 3] [--scheduler-trials 1]``
+[--dask-trials 3] [--scheduler-trials 1] [--sigterm-trials 20] [--worker-kills 5] [--only-edges]
+[--no-edges]``
 """
 
 from __future__ import annotations
