@@ -54,10 +54,10 @@ def exit_status() -> int:
 
 
 def _handler(signum: int, frame: object) -> None:
-    first = not _received
+    # a second signal stops the clean-up too: the store is transactional, so the cells it had
+    # not yet marked ``interrupted`` merely stay pending, and a rerun computes them
     _received.append(signum)
-    if first:  # a second signal does not cut short the recording of the cells in flight
-        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
 
 
 def install() -> None:
