@@ -195,7 +195,7 @@ class CellExecutor:
                     raise_if_stopping(exc)  # a signal that also reached the workers: a stop
                     lost = watch.lost_cells(self.in_flight)
                     if not lost:
-                        suspect.update(self.in_flight)
+                        suspect.update(list(self.in_flight))  # the ids, counted once each
                         lost = [c for i, c in self.in_flight.items() if suspect[i] >= 2]
                     why = (str(exc).splitlines() or [""])[0].split(". ")[0][:200]
                     for cell in lost:
