@@ -64,7 +64,7 @@ quickstart: $(STAMP) ## run the quickstart experiment on embedded data and print
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PYTHON) $$f || exit 1; done
 
-faults: $(STAMP) ## fault harness: >= 50 kill trials, >= 500 fuzzed specs, Dask worker kills
+faults: $(STAMP) ## fault harness: kills, fuzzed specs, Dask, signals, worker kills, silent schedulers, huge inputs, symlinks
 	$(PYTHON) benchmarks/fault_harness.py
 
 # reproduce runs every paper's target except reproduce-cgboost, which takes hours (≈ 6-7 h on one core,

@@ -1,5 +1,7 @@
-"""Fault harness (issues 6 and 17): kill trials, fuzzed and hostile specs, store and disk faults,
-Dask worker and scheduler kills, with a summary table. ``make faults`` runs it (< 10 min, 2 cores).
+"""Fault harness (issues 6, 17 and 35): kill trials, fuzzed and hostile specs, store and disk
+faults, Dask worker and scheduler kills, signals in compiled code, killed local workers, silent
+schedulers, huge and endless inputs, planted symlinks, with a summary table. ``make faults`` runs
+it (about 25 min on an idle 2-core machine; ``--only-edges`` runs the issue-35 families alone).
 
 * **kill trials**: ``kernbench run`` on a 10-cell spec is SIGKILLed at a random moment (half of
   the trials while the driver sleeps inside a store transaction, i.e. mid-commit; jobs 1 and 2),
@@ -19,12 +21,22 @@ Dask worker and scheduler kills, with a summary table. ``make faults`` runs it (
   from the backup): each ends in its expected exit code (2 with one line, or 0), never 3;
 * **Dask**: on a fresh 2-worker LocalCluster (127.0.0.1) per trial, the busiest worker is
   SIGKILLed after the first cell returns; a scheduler killed mid-run is exit 2 and a rerun
-  completes. No cell may be lost.
+  completes. No cell may be lost;
+* **signals** (>= 20): SIGTERM to the driver or its process group while AdaBoost-Perc cells run
+  numba's RCD loop, ``--jobs 1`` and ``2``: exit 143, no cell ``failed``, stopped within 2 s plus
+  the longest cell; **worker kills** (>= 5): one loky worker SIGKILLed mid-cell: the run finishes
+  (exit 1) with that cell ``failed`` (``WorkerDied``) and every other cell done, unchanged;
+* **silent schedulers**: a port that never answers and ``python -m http.server`` as
+  ``--scheduler``: exit 2 within 30 s; **huge inputs**: ``/dev/zero``, a 3 GB sparse file and a
+  FIFO as spec, ``catalog:``, ``$KERNBENCH_CATALOG`` and reference CSV: exit 2, one line, < 200 MB,
+  <= 1 s of CPU beyond the verb's start-up; **planted symlinks** at every file a verb writes: no
+  target changed.
 
 Writes one row per trial to ``benchmarks/results/fault_harness.csv`` and prints the summary.
 
 Usage: ``python benchmarks/fault_harness.py [--kill-trials 40] [--fresh-trials 12] [--fuzz 500]
-[--dask-trials 3] [--scheduler-trials 1]``
+[--dask-trials 3] [--scheduler-trials 1] [--sigterm-trials 20] [--worker-kills 5] [--only-edges]
+[--no-edges]``
 """
 
 from __future__ import annotations
@@ -36,9 +48,12 @@ import logging
 import os
 import shutil
 import signal
+import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tracemalloc
 from collections import Counter
@@ -110,12 +125,12 @@ def fresh_trials(n: int, root: Path, seed: int) -> list[dict]:
             spec, root / "reference", root / f"fresh{t}", reference, rng, sig=sig, jobs=jobs
         )
         c = trial.check
-        # 130: stopped by kernbench's handler; -sig: the signal landed during start-up, before
-        # the handler was installed (nothing written yet); SIGKILL cannot be handled
+        # 128 + sig: stopped by kernbench's handler; -sig: the signal landed while Python was
+        # starting, before the handler was installed (a shell shows 128 + sig for both)
         clean = (
             sig == signal.SIGKILL
             or trial.returncode == -sig
-            or (trial.returncode == 130 and "Traceback" not in trial.stderr)
+            or (trial.returncode == 128 + sig and "Traceback" not in trial.stderr)
         )
         ok = c.ok and c.statuses == {"done": rh.N_CELLS} and clean
         detail = f"{trial.archived_at_signal} replaced before the signal; exit {trial.returncode}"
@@ -398,13 +413,288 @@ def dask_trials(n: int, n_scheduler: int, root: Path) -> list[dict]:
     return rows
 
 
+# -- issue 35: signals, dead workers, silent schedulers, huge inputs, planted symlinks ---------
+def _timed(argv: list[str], env: dict | None = None, cwd: Path | None = None, limit_s=120.0):
+    """Run ``argv``; (exit status, wall s, CPU s, peak RSS MB, stderr) of the child."""
+    t0 = time.monotonic()
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd,
+        start_new_session=True,
+    )  # fmt: skip
+    killer = threading.Timer(limit_s, lambda: os.killpg(proc.pid, signal.SIGKILL))
+    killer.start()
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        killer.cancel()
+    wall = time.monotonic() - t0
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    proc.stderr.close()
+    code = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return code, wall, cpu, usage.ru_maxrss / 1024, err
+
+
+def sigterm_trials(n: int, root: Path, seed: int) -> list[dict]:
+    """SIGTERM while AdaBoost-Perc cells run numba's compiled RCD loop (jobs 1 and 2; to the
+    driver, or to its process group as SLURM does): exit 143, no cell failed, stopped within
+    2 s plus the longest cell."""
+    root.mkdir(parents=True, exist_ok=True)
+    spec = rh.write_perc_spec(root)
+    rh.start_run(spec, root / "perc-ref", "--jobs", "1").communicate()
+    with sqlite3.connect(root / "perc-ref" / "results.sqlite") as con:
+        longest = con.execute("SELECT MAX(finished_at - started_at) FROM cells").fetchone()[0]
+    rng = np.random.default_rng(seed + 35)
+    rows = []
+    for t in range(n):
+        jobs, group = 1 + t % 2, bool((t // 2) % 2)
+        t0 = time.perf_counter()
+        trial = rh.sigterm_trial(spec, root / f"term{t}", rng, jobs=jobs, group=group)
+        failed = trial.statuses.get("failed", 0)
+        in_time = trial.stop_s <= 2.0 + longest
+        ok = trial.returncode == 143 and failed == 0 and in_time and "Traceback" not in trial.stderr
+        detail = (
+            f"exit {trial.returncode}, stopped {trial.stop_s:.2f} s after the signal (longest "
+            f"cell {longest:.1f} s); {trial.statuses}"
+        )
+        rows.append(
+            _row("signal", t, f"SIGTERM {trial.target}/jobs={jobs}", detail, ok, t0=t0,
+                 exit=trial.returncode, mismatched=failed)
+        )  # fmt: skip
+        print(f"sigterm {t:3d} {rows[-1]['mode']:24s} {detail} ok={ok}", flush=True)
+    return rows
+
+
+def worker_kill_trials(n: int, root: Path, seed: int) -> list[dict]:
+    """SIGKILL one loky worker mid-cell (as the OOM killer does): the run finishes (exit 1), the
+    killed cell is recorded as failed, every other cell done with the reference numbers."""
+    spec = root / "faults.yaml"
+    reference = rh.cell_table(root / "reference")
+    rng = np.random.default_rng(seed + 36)
+    rows = []
+    for t in range(n):
+        t0 = time.perf_counter()
+        trial = rh.worker_kill_trial(spec, root / f"worker{t}", reference, rng)
+        c = trial.check
+        failed = trial.statuses.get("failed", 0)
+        died = sum("WorkerDied" in (e or "") for e in trial.errors)
+        ok = (
+            trial.killed == 1
+            and trial.returncode == 1
+            and failed == died == 1
+            and trial.statuses.get("done", 0) == rh.N_CELLS - 1
+            and c.mismatched == 1  # the failed cell only: every done cell has its numbers
+            and c.duplicated == 0
+            and c.integrity_ok
+        )
+        detail = f"exit {trial.returncode}; {trial.statuses}; {died} recorded as WorkerDied"
+        rows.append(
+            _row("worker-kill", t, "sigkill a loky worker", detail, ok, t0=t0,
+                 exit=trial.returncode)
+        )  # fmt: skip
+        print(f"worker {t:3d} {detail} ok={ok}", flush=True)
+    return rows
+
+
+def silent_scheduler_cases(root: Path) -> list[dict]:
+    """A port that accepts and never answers, and an HTTP server, as --scheduler: exit 2 within
+    30 s with a one-line message."""
+    root.mkdir(parents=True, exist_ok=True)
+    spec = rh.write_spec(root)
+    rows = []
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    http = subprocess.Popen(
+        [sys.executable, "-m", "http.server", "0", "--bind", "127.0.0.1"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    http_port = int(http.stdout.readline().split("port ")[1].split()[0])
+    try:
+        for name, port in (
+            ("silent listener", listener.getsockname()[1]),
+            ("HTTP server", http_port),
+        ):
+            t0 = time.perf_counter()
+            code, wall, cpu, rss, err = _timed(
+                rh.kernbench_argv("run", str(spec), "--out", str(root / name.replace(" ", "-")),
+                                  "--backend", "dask", "--scheduler", f"tcp://127.0.0.1:{port}"),
+                env=rh.child_env(), limit_s=300,
+            )  # fmt: skip
+            one_line = err.strip().startswith("error:") and len(err.strip().splitlines()) == 1
+            ok = code == 2 and wall <= 30 and one_line
+            detail = f"exit {code} in {wall:.1f} s (CPU {cpu:.1f} s): {err.strip()[:90]}"
+            rows.append(_row("scheduler", len(rows), name, detail, ok, t0=t0, exit=code))
+            print(f"scheduler {name:16s} {detail} ok={ok}", flush=True)
+    finally:
+        listener.close()
+        http.kill()
+        http.wait()
+    return rows
+
+
+def huge_input_cases(root: Path) -> list[dict]:
+    """/dev/zero, a 3 GB sparse file and a FIFO as spec, catalogue (``catalog:`` and
+    $KERNBENCH_CATALOG) and reference CSV: exit 2 with one line, < 200 MB, nothing read past
+    the cap. Wall time is reported beside the CPU time (the interpreter's start-up included)."""
+    import yaml
+
+    root.mkdir(parents=True, exist_ok=True)
+    small = root / "small.yaml"
+    small.write_text(yaml.safe_dump(_SMALL), encoding="utf-8")
+    ref_dir = root / "refspec"
+    ref_dir.mkdir()
+    (ref_dir / "ref.csv").write_text("dataset,method,mean\nbreast_cancer,ada,1.0\n")
+    ref_spec = ref_dir / "spec.yaml"
+    ref_spec.write_text(
+        yaml.safe_dump({**_SMALL, "table": {"reference": {"file": "ref.csv"}}}), encoding="utf-8"
+    )
+    done = subprocess.run(
+        rh.kernbench_argv("run", str(ref_spec), "--out", str(root / "refres"), "--jobs", "1"),
+        env=rh.child_env(), capture_output=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    # each verb's own start-up (its imports: pandas and matplotlib for `table`), measured on a
+    # path that does not exist: the verb starts, imports what it needs and stops at once
+    base = {
+        verb: _timed(rh.kernbench_argv(verb, str(root / "absent")), rh.child_env())
+        for verb in ("validate", "table")
+    }
+    print(f"baselines (exit, wall, CPU, MB): {[b[:4] for b in base.values()]}", flush=True)
+    rows = []
+
+    def make(kind: str, path: Path) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        if kind == "/dev/zero":
+            path.symlink_to("/dev/zero")
+        elif kind == "3 GB sparse":
+            with path.open("wb") as fh:
+                fh.truncate(3 * 10**9)
+        else:
+            os.mkfifo(path)
+
+    for kind in ("/dev/zero", "3 GB sparse", "FIFO"):
+        cases = []
+        spec = root / f"spec-{len(rows)}.yaml"
+        make(kind, spec)
+        cases.append(("spec", rh.kernbench_argv("validate", "--no-data", str(spec)), None))
+        cat = root / f"cat-{len(rows)}.yaml"
+        make(kind, cat)
+        with_cat = root / f"with-cat-{len(rows)}.yaml"
+        with_cat.write_text(yaml.safe_dump({**_SMALL, "catalog": cat.name}), encoding="utf-8")
+        cases.append(("catalog:", rh.kernbench_argv("validate", "--no-data", str(with_cat)), None))
+        env_cat = {"KERNBENCH_CATALOG": str(cat)}
+        cases.append(("KERNBENCH_CATALOG", rh.kernbench_argv("validate", "--no-data", str(small)),
+                      env_cat))  # fmt: skip
+        make(kind, ref_dir / "ref.csv")
+        cases.append(("reference CSV", rh.kernbench_argv("table", str(root / "refres")), None))
+        for what, argv, extra in cases:
+            t0 = time.perf_counter()
+            code, wall, cpu, rss, err = _timed(argv, env=rh.child_env(**(extra or {})), limit_s=60)
+            text = err.strip()
+            one_line = text.startswith("error:") and len(text.splitlines()) == 1
+            _, base_wall, base_cpu, _, _ = base[argv[3]]
+            extra_cpu, extra_wall = cpu - base_cpu, wall - base_wall
+            ok = code == 2 and one_line and rss < 200 and extra_cpu <= 1.0 and wall <= 30
+            detail = (
+                f"exit {code}, {wall:.2f} s wall ({extra_wall:+.2f} s), {cpu:.2f} s CPU "
+                f"({extra_cpu:+.2f} s over the verb's start-up), {rss:.0f} MB: {text[:80]}"
+            )
+            rows.append(_row("huge-input", len(rows), f"{kind} as {what}", detail, ok, t0=t0,
+                             exit=code, peak_mb=round(rss, 1)))  # fmt: skip
+            print(f"input {kind:12s} as {what:18s} {detail} ok={ok}", flush=True)
+    return rows
+
+
+#: every file a verb writes in a results directory, with the verb that writes it
+_WRITTEN = (
+    ("run", ".kernbench.lock"),
+    ("run", "results.sqlite"),
+    ("run", "results.sqlite-wal"),
+    ("run", "results.sqlite-shm"),
+    ("run", "results.sqlite.new"),
+    ("run", "cells.csv"),
+    ("run", "cells.csv.tmp"),
+    ("run", "results.backup.sqlite"),
+    ("run", "results.backup.sqlite.tmp"),
+    ("table", "table.md"),
+    ("table", "table.md.tmp"),
+    ("table --out", "mine.md"),
+    ("report", "report.html"),
+    ("report", "../index.html"),
+    ("plot", "figures/trace_ada.png"),
+    ("merge", ".kernbench.lock"),
+    ("merge", "results.sqlite"),
+    ("merge", "cells.csv"),
+    ("restore", "results.sqlite.restore"),
+    ("restore", "results.sqlite"),
+)
+
+
+def symlink_cases(root: Path) -> list[dict]:
+    """A symlink planted at each file a verb writes, pointing at a file outside: the verb must
+    leave the target unchanged (it replaces the link or refuses with exit 2, never writes
+    through it). The count of targets changed must be 0."""
+    import hashlib
+
+    import yaml
+
+    root.mkdir(parents=True, exist_ok=True)
+    spec = root / "small.yaml"
+    spec.write_text(yaml.safe_dump(_SMALL), encoding="utf-8")
+    finished = root / "tree" / "finished"
+    argv = rh.kernbench_argv("run", str(spec), "--out", str(finished), "--jobs", "1")
+    assert subprocess.run(argv, env=rh.child_env(), capture_output=True).returncode == 0
+    rows = []
+    for i, (verb, name) in enumerate(_WRITTEN):
+        t0 = time.perf_counter()
+        case = root / f"case{i}" / "res"
+        fresh_dir = verb == "run" and name.startswith("results.sqlite")
+        if fresh_dir:  # the store's own files: planted before the first run creates them
+            case.mkdir(parents=True)
+        else:
+            shutil.copytree(finished, case)
+        victim = root / f"victim{i}.txt"
+        victim.write_bytes(b"precious\n" * 100)
+        before = hashlib.sha256(victim.read_bytes()).hexdigest()
+        link = (case / name).resolve() if name.startswith("..") else case / name
+        link.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            link.unlink()
+        link.symlink_to(victim)
+        args = {
+            "run": ["run", str(spec), "--out", str(case), "--jobs", "1", "--fresh"],
+            "table": ["table", str(case)],
+            "table --out": ["table", str(case), "--out", str(case / "mine.md")],
+            "report": ["report", str(case.parent), "--html"],
+            "plot": ["plot", str(case), "--kind", "trace"],
+            "merge": ["merge", str(finished), "--out", str(case)],
+            "restore": ["restore", str(case)],
+        }[verb]
+        done = subprocess.run(rh.kernbench_argv(*args), env=rh.child_env(), capture_output=True)
+        changed = hashlib.sha256(victim.read_bytes()).hexdigest() != before or victim.is_symlink()
+        err = done.stderr.decode(errors="replace").strip()
+        clean = done.returncode in (0, 1) or (done.returncode == 2 and err.startswith("error:"))
+        ok = not changed and clean and "Traceback" not in err
+        detail = (
+            f"exit {done.returncode}; target {'CHANGED' if changed else 'unchanged'}: {err[:80]}"
+        )
+        rows.append(_row("symlink", i, f"{verb}: {name}", detail, ok, t0=t0,
+                         exit=done.returncode, mismatched=int(changed)))  # fmt: skip
+        print(f"symlink {verb:12s} {name:28s} {detail} ok={ok}", flush=True)
+    return rows
+
+
 def summarise(rows: list[dict]) -> list[list[str]]:
     table = []
-    for kind in ("kill", "hostile", "fuzz", "store-fault", "dask-kill"):
+    kinds = ("kill", "hostile", "fuzz", "store-fault", "dask-kill", "signal", "worker-kill",
+             "scheduler", "huge-input", "symlink")  # fmt: skip
+    for kind in kinds:
         part = [r for r in rows if r["kind"] == kind]
         if not part:
             continue
-        if kind == "store-fault":
+        if kind in ("store-fault", "signal", "worker-kill", "scheduler", "huge-input", "symlink"):
             modes = Counter(f"exit {r['exit']}" for r in part)
         elif kind == "dask-kill":
             modes = Counter("scheduler" if "scheduler" in r["mode"] else "worker" for r in part)
@@ -437,6 +727,13 @@ def main() -> int:
     parser.add_argument("--dask-trials", type=int, default=3)
     parser.add_argument("--scheduler-trials", type=int, default=1)
     parser.add_argument("--no-store-faults", action="store_true")
+    parser.add_argument("--sigterm-trials", type=int, default=20)
+    parser.add_argument("--worker-kills", type=int, default=5)
+    parser.add_argument("--no-edges", action="store_true", help="skip schedulers/inputs/symlinks")
+    parser.add_argument(
+        "--only-edges", action="store_true", help="only the signal, worker, scheduler, input and "
+        "symlink families (issue 35)"
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=20261126)
     args = parser.parse_args()
     os.environ.setdefault("KERNBENCH_PROGRESS", "0")
@@ -444,14 +741,23 @@ def main() -> int:
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="kernbench-faults-") as tmp:
         root = Path(tmp)
-        rows += fuzz_cases(args.fuzz, root / "fuzz", args.seed)
-        rows += kill_trials(args.kill_trials, root, args.seed)
-        rows += fresh_trials(args.fresh_trials, root, args.seed)
-        if not args.no_store_faults:
-            reference = rh.cell_table(root / "reference")
-            rows += store_fault_cases(root / "store", root / "faults.yaml", reference)
-        if args.dask_trials or args.scheduler_trials:
-            rows += dask_trials(args.dask_trials, args.scheduler_trials, root)
+        if args.only_edges:
+            rh.run_reference(rh.write_spec(root), root / "reference")
+        else:
+            rows += fuzz_cases(args.fuzz, root / "fuzz", args.seed)
+            rows += kill_trials(args.kill_trials, root, args.seed)
+            rows += fresh_trials(args.fresh_trials, root, args.seed)
+            if not args.no_store_faults:
+                reference = rh.cell_table(root / "reference")
+                rows += store_fault_cases(root / "store", root / "faults.yaml", reference)
+            if args.dask_trials or args.scheduler_trials:
+                rows += dask_trials(args.dask_trials, args.scheduler_trials, root)
+        rows += sigterm_trials(args.sigterm_trials, root / "signals", args.seed)
+        rows += worker_kill_trials(args.worker_kills, root, args.seed)
+        if not args.no_edges:
+            rows += silent_scheduler_cases(root / "schedulers")
+            rows += huge_input_cases(root / "inputs")
+            rows += symlink_cases(root / "symlinks")
     total = time.perf_counter() - start
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     with RESULTS.open("w", newline="", encoding="utf-8") as fh:

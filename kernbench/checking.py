@@ -11,12 +11,12 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from kernbench.errors import SpecError
+from kernbench.reading import FileTooLarge, NotARegularFile, read_user_text
 
 __all__ = ["_NAME_RE", "_Checker", "_show", "_suggest", "load_yaml"]
 
@@ -24,6 +24,8 @@ _NAME_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}\Z")  # whole string: 
 _MAX_SPEC_CHARS = 256 * 1024  # a real spec is a few kB; PyYAML needs seconds per 100 kB
 _MAX_FLOW_DEPTH = 64
 _MAX_NODES = 100_000  # values in a document, aliases and merge keys expanded
+#: what YAML 1.1 (PyYAML) reads as a string although it looks like a number: ``1e12``, ``-5E-3``
+_YAML11_STRING_NUMBER = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+")
 
 
 def _show(value: Any) -> str:
@@ -51,6 +53,11 @@ class _Checker:
 
     def mapping(self, value: Any, path: str, what: str = "a mapping") -> dict[str, Any]:
         if not isinstance(value, Mapping):
+            if not path:  # the whole file: say what it is, never quote it (it may be any file)
+                got = f"a {type(value).__name__}" + (
+                    f" of {len(value)} characters" if isinstance(value, str) else ""
+                )
+                raise self.fail(path, f"expected {what}, but the file reads as {got}")
             raise self.fail(path, f"expected {what}, got {_show(value)}")
         for key in value:
             if not isinstance(key, str):
@@ -80,6 +87,12 @@ class _Checker:
         return value
 
     def integer(self, value: Any, path: str, *, low: int | None = None, high: int | None = None):
+        if isinstance(value, str) and _YAML11_STRING_NUMBER.fullmatch(value.strip()):
+            raise self.fail(
+                path,
+                f"expected an integer, got the string {_show(value)}: YAML 1.1 reads a number "
+                "with an exponent but no dot as text; write the integer out",
+            )
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(path, f"expected an integer, got {_show(value)}")
         if (low is not None and value < low) or (high is not None and value > high):
@@ -87,6 +100,12 @@ class _Checker:
         return value
 
     def number(self, value: Any, path: str, *, low: float | None = None, high: float | None = None):
+        if isinstance(value, str) and _YAML11_STRING_NUMBER.fullmatch(value.strip()):
+            raise self.fail(
+                path,
+                f"expected a number, got the string {_show(value)}: YAML 1.1 reads a number "
+                "with an exponent but no dot as text; write it with a dot (e.g. 1.0e12)",
+            )
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(path, f"expected a number, got {_show(value)}")
         if not math.isfinite(value):
@@ -113,12 +132,16 @@ class _Checker:
 def load_yaml(path: str | os.PathLike[str]) -> Any:
     """Read a YAML file with ``yaml.safe_load``; any failure is a SpecError naming the file."""
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
+    try:  # bounded: a device, a FIFO or a huge file is refused before it is read
+        text = read_user_text(path, 4 * _MAX_SPEC_CHARS, "YAML file")
     except FileNotFoundError:
         raise SpecError(file, "", "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(file, "", f"cannot read spec: {exc}") from None
+    except (FileTooLarge, NotARegularFile) as exc:
+        raise SpecError(file, "", f"{exc.strerror}; refusing it") from None
+    except OSError as exc:
+        raise SpecError(file, "", f"cannot read it: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(file, "", f"cannot read it: not UTF-8 text ({exc.reason})") from None
     if len(text) > _MAX_SPEC_CHARS:
         raise SpecError(
             file, "", f"spec has {len(text)} characters, more than {_MAX_SPEC_CHARS}; refusing it"

@@ -1,7 +1,8 @@
 """The ``kernbench`` command line: thin verbs that parse arguments and call the library.
 
 Exit codes: 0 all good; 1 some cells failed; 2 usage, spec or data error (message on stderr, no
-traceback unless ``--debug``); 3 internal error.
+traceback unless ``--debug``); 3 internal error; 130 stopped by SIGINT (Ctrl-C), 143 stopped by
+SIGTERM (128 + the signal's number, as a shell reports a process the signal killed).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rich.markup import escape
 from kernbench.datasets.cli import data_app
 from kernbench.errors import KernbenchError, UsageError, printable
 from kernbench.runner.plan import DEFAULT_MAX_CELLS
+from kernbench.spec_types import MAX_TIMEOUT_S
 
 app = typer.Typer(
     name="kernbench",
@@ -28,8 +30,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+# emoji off: a name such as ``:x:`` in a path or label is printed as written, never as an emoji
+out = Console(soft_wrap=True, emoji=False)
+err = Console(stderr=True, soft_wrap=True, emoji=False)
 _STATE = {"debug": False}
 
 EXIT_OK, EXIT_CELLS_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -61,8 +64,10 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             )
             raise typer.Exit(EXIT_USAGE) from None
         except KeyboardInterrupt:
+            from kernbench.runner.stop import exit_status
+
             err.print("interrupted; finished cells are saved (rerun to resume)")
-            raise typer.Exit(130) from None
+            raise typer.Exit(exit_status()) from None
         except Exception as exc:
             if _STATE["debug"]:
                 raise
@@ -110,6 +115,13 @@ def _main(
     _STATE["debug"] = debug
 
 
+def _path_value(value: str) -> Path:
+    """A path option's value; an empty one (``--out ""``) is refused, not read as ``.``."""
+    if not value.strip():
+        raise typer.BadParameter("an empty path; give a directory or file name")
+    return Path(value)
+
+
 _MAX_CELLS_OPTION = typer.Option(
     "--max-cells", min=1, help="Refuse a spec that plans more cells than this."
 )
@@ -121,9 +133,23 @@ _MAX_CELLS_OPTION = typer.Option(
 def run(
     spec: Annotated[Path, typer.Argument(help="Spec file (YAML) or shipped spec name.")],
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Results directory.", show_default="results/<name>")
+        Path | None,
+        typer.Option(
+            "--out",
+            parser=_path_value,
+            help="Results directory.",
+            show_default="results/<name>",
+        ),
     ] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel cells (-1: all cores).")] = -1,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=-1,
+            help="Parallel cells (-1: all cores); never more workers than cores or cells to run.",
+        ),
+    ] = -1,
     fresh: Annotated[bool, typer.Option("--fresh", help="Recompute finished cells too.")] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan and cell statuses; compute nothing.")
@@ -147,7 +173,12 @@ def run(
     ] = None,
     timeout: Annotated[
         float | None,
-        typer.Option("--timeout", min=0.001, help="Per-cell limit in seconds (else the spec's)."),
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            max=MAX_TIMEOUT_S,
+            help="Per-cell limit in seconds, at most 30 days (else the spec's).",
+        ),
     ] = None,
     wait: Annotated[
         bool, typer.Option("--wait", help="Queue behind a run holding the results directory.")
@@ -183,6 +214,11 @@ def run(
         only_map = parse_only(only or [])
     except ValueError as exc:
         raise UsageError("--only", str(exc)) from None
+    if scheduler is not None and backend == "dask" and not dry_run:  # refused before any work
+        from kernbench.runner.backends import check_scheduler_address, probe_scheduler
+
+        check_scheduler_address(scheduler)
+        probe_scheduler(scheduler)
     s = load_spec(resolve_spec(spec))
     target = out_dir if out_dir is not None else default_out_dir(s)
     if dry_run:
@@ -332,7 +368,9 @@ def _print_plan(s, cells, statuses, target: Path, fresh: bool) -> None:
 @_guard
 def merge(
     dirs: Annotated[list[Path], typer.Argument(help="Results directories of one experiment.")],
-    out_dir: Annotated[Path, typer.Option("--out", help="Merged results directory.")],
+    out_dir: Annotated[
+        Path, typer.Option("--out", parser=_path_value, help="Merged results directory.")
+    ],
     wait: Annotated[bool, typer.Option("--wait", help="Wait for a run holding --out.")] = False,
 ) -> None:
     """Combine results stores from several machines (deduplicated by cell identity).
@@ -445,7 +483,7 @@ def specs() -> None:
         table.add_column(col, overflow="fold")
     for s in found:
         table.add_row(s.path.stem, ", ".join(s.aliases) or "-", escape(s.title))
-    Console(width=None if out.is_terminal else 200).print(table)
+    Console(width=None if out.is_terminal else 200, emoji=False).print(table)
 
 
 # -- table ---------------------------------------------------------------------------------------
@@ -463,7 +501,9 @@ def table(
     reference: Annotated[
         bool, typer.Option("--reference/--no-reference", help="Published numbers beside ours.")
     ] = True,
-    out_file: Annotated[Path | None, typer.Option("--out", help="Write to FILE too.")] = None,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", parser=_path_value, help="Write to FILE too.")
+    ] = None,
     spec: Annotated[
         Path | None,
         typer.Option(
@@ -503,7 +543,9 @@ def table(
     joined = "\n\n".join(texts)
     typer.echo(joined)
     if out_file is not None:
-        out_file.write_text(joined + "\n", encoding="utf-8")
+        from kernbench.writing import write_text_file
+
+        write_text_file(out_file, joined + "\n")
 
 
 # -- plot ----------------------------------------------------------------------------------------
@@ -514,7 +556,9 @@ def plot(
     kind: Annotated[
         str, typer.Option("--kind", help="A plot kind (`--kind list` shows them all).")
     ] = "trace",
-    out_dir: Annotated[Path | None, typer.Option("--out", help="Directory for the PNGs.")] = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", parser=_path_value, help="Directory for the PNGs.")
+    ] = None,
     spec: Annotated[
         Path | None,
         typer.Option(
@@ -664,7 +708,9 @@ def _print_progress(p, *, by: str, show_failed: bool) -> None:
         "",
         remaining(est.cell_seconds if est.cells > est.unestimated else None, est.unestimated),
     )
-    Console(width=None if out.is_terminal else 200).print(table)  # piped: no folding at 80
+    Console(width=None if out.is_terminal else 200, emoji=False).print(
+        table
+    )  # piped: no folding at 80
     lines = [_totals_line(p)]
     if p.finished:
         ago = format_seconds(max(0.0, time.time() - p.last_finish))
@@ -701,6 +747,12 @@ def _estimate_lines(p) -> list[str]:
     from kernbench.store.progress import format_seconds
 
     est = p.estimate
+    run = p.running
+    if run and run["fresh"] and run["left"]:  # finished cells being computed again
+        return [
+            f"a --fresh run (pid {run['pid']}) is computing {run['cells']} cell(s) again: "
+            f"{run['left']} of them not yet recorded"
+        ]
     if not est.cells:
         return ["nothing remains to run"]
     methods = ", ".join(est.unestimated_methods)
@@ -739,7 +791,7 @@ def _print_failed(p) -> None:
             str(f.attempts),
             escape(printable(f.error)),
         )
-    Console(width=None if out.is_terminal else 200).print(table)
+    Console(width=None if out.is_terminal else 200, emoji=False).print(table)
 
 
 # -- report --------------------------------------------------------------------------------------
@@ -841,7 +893,9 @@ def _describe_method(name: str) -> None:
         table.add_column(col, overflow="fold")
     for p in params:
         table.add_row(p.name, escape(repr(p.default)), escape(p.allowed), escape(p.meaning))
-    Console(width=None if out.is_terminal else 200).print(table)  # piped: no folding at 80
+    Console(width=None if out.is_terminal else 200, emoji=False).print(
+        table
+    )  # piped: no folding at 80
 
 
 def _guarded(sub: typer.Typer) -> typer.Typer:
@@ -859,5 +913,13 @@ app.add_typer(_guarded(data_app), name="data", help="Datasets: list, info, fetch
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point (SIGINT and SIGTERM stop any verb cleanly: exit 130 or 143)."""
+    from kernbench.runner.stop import install, leave_now, stop_signal
+
+    install()
+    try:
+        app()
+    except SystemExit:
+        if stop_signal() is not None:  # stopped by a signal: exit now, not after seconds of GC
+            leave_now()
+        raise

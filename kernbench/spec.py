@@ -20,7 +20,15 @@ from kernbench.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, 
 from kernbench.datasets.user import FILE_DATASET_KEYS  # a data file in place of a catalogue name
 from kernbench.errors import DataError
 from kernbench.records import VALUES
-from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec, TableSpec, TakeSpec
+from kernbench.spec_types import (
+    MAX_TIMEOUT_S,
+    DatasetSpec,
+    MethodSpec,
+    Protocol,
+    Spec,
+    TableSpec,
+    TakeSpec,
+)
 
 _MAX_GRID = 10_000
 
@@ -203,7 +211,9 @@ def _parse_protocol(ck: _Checker, raw: Any, path: str = "protocol") -> Protocol:
     if "per_class" in p and p["per_class"] is not None:
         kw["per_class"] = ck.integer(p["per_class"], f"{path}.per_class", low=1, high=10**9)
     if "timeout_s" in p and p["timeout_s"] is not None:
-        kw["timeout_s"] = float(ck.number(p["timeout_s"], f"{path}.timeout_s", low=0.001))
+        kw["timeout_s"] = float(
+            ck.number(p["timeout_s"], f"{path}.timeout_s", low=0.001, high=MAX_TIMEOUT_S)
+        )
     if "decision_grid" in p and p["decision_grid"] is not None:
         kw["decision_grid"] = ck.integer(
             p["decision_grid"], f"{path}.decision_grid", low=2, high=1000
@@ -281,7 +291,7 @@ def _register_catalogue(ck: _Checker, value: Any) -> None:
     from kernbench.datasets.user import register_catalogue_file
 
     file = Path(ck.file).parent / ck.string(value, "catalog")
-    if not file.is_file():
+    if not file.exists():  # what exists but is no regular file is refused by the reader
         raise ck.fail("catalog", f"no such file: {file.resolve()}")
     try:
         register_catalogue_file(file)

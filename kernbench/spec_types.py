@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+#: the longest per-cell time limit accepted (30 days), from a spec or ``--timeout``
+MAX_TIMEOUT_S = 30 * 86400.0
+
 Realisations = Literal["predefined", "random"]
 Fallback = Literal["random", "fewer"]
 

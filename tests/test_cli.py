@@ -275,3 +275,98 @@ def test_run_refuses_zero_threads(tmp_path):
     )
     assert res.exit_code == 2 and "--threads" in res.output
     assert not (tmp_path / "r").exists()  # refused before any cell
+
+
+# -- bounds on options and values (issue 35, part 6) ------------------------------------------
+@pytest.mark.parametrize("value", ["inf", "1e10", "nan"])
+def test_timeout_beyond_the_bound_is_a_usage_error(tmp_path, value):
+    spec = write_spec(tmp_path, SPEC)
+    res = runner.invoke(app, ["run", str(spec), "--timeout", value, "--dry-run"])
+    assert res.exit_code == 2 and "--timeout" in res.output, res.output
+    assert "internal error" not in res.output
+
+
+def test_a_timeout_written_1e12_is_named_as_yaml_reading_a_string(tmp_path):
+    spec = write_spec(tmp_path, SPEC)
+    spec.write_text(spec.read_text().replace("seed: 11", "seed: 11\n  timeout_s: 1e12"))
+    res = runner.invoke(app, ["validate", "--no-data", str(spec)])
+    assert res.exit_code == 2, res.output
+    assert "protocol.timeout_s" in res.output and "YAML 1.1" in res.output, res.output
+
+
+def test_an_empty_out_is_refused_not_read_as_the_current_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    spec = write_spec(tmp_path, SPEC)
+    res = runner.invoke(app, ["run", str(spec), "--out", "", "--jobs", "1"])
+    assert res.exit_code == 2 and "--out" in res.output, res.output
+    assert not (tmp_path / "results.sqlite").exists()
+
+
+def test_jobs_never_start_more_workers_than_cores_or_cells(monkeypatch):
+    from kernbench.runner.backends import worker_count
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert worker_count(24, 12) == 4  # capped at the cores
+    assert worker_count(-1, 3) == 3  # and at the cells to run
+    assert worker_count(-1) == 4 and worker_count(1, 100) == 1 and worker_count(0, 5) == 4
+    res = runner.invoke(app, ["run", "x.yaml", "--jobs", "-2"])
+    assert res.exit_code == 2 and "--jobs" in res.output
+
+
+# -- messages (issue 35, part 7) ----------------------------------------------------------------
+def test_emoji_codes_in_a_file_name_are_printed_as_written(tmp_path):
+    missing = tmp_path / ":x: spec.yaml"
+    res = runner.invoke(app, ["validate", str(missing)])
+    assert res.exit_code == 2 and ":x: spec.yaml" in res.output, res.output
+    assert "\u274c" not in res.output
+
+
+def test_a_catalog_naming_a_system_file_is_not_quoted_back(tmp_path):
+    secret = tmp_path / "passwd"
+    secret.write_text("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/:/usr/sbin/nologin\n")
+    spec = write_spec(tmp_path, {**SPEC, "catalog": str(secret)})
+    res = runner.invoke(app, ["validate", "--no-data", str(spec)])
+    assert res.exit_code == 2 and "reads as a str" in res.output, res.output
+    assert "root:x" not in res.output and "nologin" not in res.output
+
+
+def _garble_text_pages(store: Path) -> None:
+    """Overwrite the stored cell ids' bytes with invalid UTF-8 (the page structure intact)."""
+    con = sqlite3.connect(store)
+    ids = [r[0] for r in con.execute("SELECT cell_id FROM cells")]
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    data = bytearray(store.read_bytes())
+    for cid in ids:
+        at = data.find(cid.encode())
+        while at >= 0:
+            data[at : at + 4] = b"\xff\xfe\xff\xfe"
+            at = data.find(cid.encode(), at + 1)
+    store.write_bytes(bytes(data))
+
+
+def test_a_store_damaged_inside_a_page_names_the_restore_in_every_reading_verb(tmp_path):
+    spec = write_spec(tmp_path, {**SPEC, "datasets": ["breast_cancer"], "methods": {
+        "AdaBoost": {"estimator": "adaboost", "params": {"n_estimators": 3}}}})  # fmt: skip
+    out = tmp_path / "res"
+    assert runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"]).exit_code == 0
+    _garble_text_pages(out / "results.sqlite")
+    for args in (
+        ["table", str(out)],
+        ["status", str(out)],
+        ["report", str(out), "--html"],
+        ["merge", str(out), "--out", str(tmp_path / "m")],
+    ):
+        res = runner.invoke(app, args)
+        text = res.output.strip()
+        assert res.exit_code == 2, (args, text)
+        assert len(text.splitlines()) == 1 and "kernbench restore" in text, (args, text)
+
+
+def test_signal_exit_statuses_are_documented():
+    from kernbench.runner.stop import exit_status, reset
+
+    reset()
+    assert exit_status() == 130  # an interrupt without a recorded signal: Ctrl-C
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "reliability.md").read_text()
+    assert "| 130 |" in docs and "| 143 |" in docs

@@ -188,3 +188,15 @@ def test_merged_store_keeps_the_first_stores_plan(tmp_path):
     with Store(tmp_path / "m") as st:
         assert st.plan_ids() == {"c0", "c1"}
         assert {r["cell_id"] for r in st.rows()} == {"c0", "c1", "x2"}  # every cell kept
+
+
+def test_a_conflict_keeps_the_dropped_copy_in_history(tmp_path):
+    a = _store(tmp_path / "a", [_rec("c0", err=0.25)])
+    b = _store(tmp_path / "b", [_rec("c0", err=0.30)])
+    merge_stores([a, b], tmp_path / "m")
+    with Store(tmp_path / "m") as st:
+        history = st.history()
+        kept = st.row("c0")
+    assert kept["test_error"] == 0.25
+    assert [h["test_error"] for h in history] == [0.30]  # the other copy, not lost
+    assert "merge conflict" in history[0]["reason"] and str(b) in history[0]["reason"]

@@ -451,3 +451,26 @@ def test_a_damaged_result_does_not_stop_the_status(store_dir):
     con.close()
     p = read_progress(store_dir)
     assert p.finished == 4 and p.cpu_cells == 2  # svm's realisation 0 on both datasets unread
+
+
+def test_a_fresh_run_going_on_is_shown_instead_of_nothing_remains(store_dir):
+    import os
+    import time
+
+    from kernbench.store.lock import RunLock
+    from kernbench.store.sqlite import ACTIVE_RUN
+
+    with Store(store_dir) as st:
+        ids = sorted(st.plan_ids())
+    with RunLock(store_dir):  # this process plays the running `run --fresh`
+        with Store(store_dir) as st:
+            st.set_meta(
+                ACTIVE_RUN,
+                {"pid": os.getpid(), "started_at": time.time(), "fresh": True, "cells": ids},
+            )
+        progress = read_progress(store_dir)
+        res = runner.invoke(app, ["status", str(store_dir)])
+    assert progress.running is not None
+    assert progress.running["fresh"] and progress.running["left"] == len(ids)  # none recorded
+    assert "--fresh run" in res.output and "nothing remains to run" not in res.output, res.output
+    assert read_progress(store_dir).running is None  # the lock released: no run going on

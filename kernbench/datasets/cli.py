@@ -72,7 +72,7 @@ def list_cmd(
             source,
             availability(e, mirror),
         )
-    Console(width=140).print(table)
+    Console(width=140, emoji=False).print(table)
 
 
 @data_app.command("info")
@@ -82,7 +82,7 @@ def info_cmd(name: Annotated[str, typer.Argument(help="Dataset name or alias.")]
     Example: ``kernbench data info diabetis``
     """
     e = get_dataset(name)
-    console = Console(width=120)
+    console = Console(width=120, emoji=False)
     console.print(f"[bold]{e.name}[/bold] — {e.title}")
     if e.origin != "kernbench":
         console.print(f"  [cyan]{'from':>15}[/cyan]  {e.origin}")

@@ -21,6 +21,7 @@ from typing import Any
 from kernbench.report.render import _count, _dataset_label, _legend, _ours, _published_text
 from kernbench.report.tables import Table, build_table
 from kernbench.store import Store, find_stores
+from kernbench.writing import write_text_file
 
 __all__ = ["REPORT_HTML", "write_html_report", "write_html_reports"]
 
@@ -242,7 +243,7 @@ def write_html_report(directory: str | os.PathLike[str], reference: bool = True)
         ]
     )
     out = directory / REPORT_HTML
-    out.write_text(_page(table.title, body), encoding="utf-8")
+    write_text_file(out, _page(table.title, body))
     return out
 
 
@@ -263,7 +264,7 @@ def write_html_reports(path: str | os.PathLike[str], reference: bool = True) -> 
         f"{rows}</table></div>"
     )
     index = path / "index.html"
-    index.write_text(_page("kernbench results", body), encoding="utf-8")
+    write_text_file(index, _page("kernbench results", body))
     return [index, *pages]
 
 

@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 
 from kernbench.errors import KernbenchError
 from kernbench.report.collect import Experiment, Selection, load_experiment
+from kernbench.writing import replace_file
 
 PlotBuilder: TypeAlias = Callable[[Experiment | str | os.PathLike[str]], dict[str, Figure]]
 
@@ -80,6 +81,6 @@ def plot_traces(
     paths = []
     for name, fig in PLOT_KINDS[kind](exp).items():
         path = out / f"{kind}_{_slug(name)}.png"
-        fig.savefig(path, dpi=dpi)
+        replace_file(path, lambda tmp, fig=fig: fig.savefig(tmp, dpi=dpi, format="png"))
         paths.append(path)
     return paths

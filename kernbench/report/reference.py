@@ -24,6 +24,7 @@ names the columns telling them apart, so the spec can add the missing filter.
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from collections.abc import Mapping
@@ -34,6 +35,10 @@ from typing import Any
 import pandas as pd
 
 from kernbench.errors import KernbenchError
+from kernbench.reading import FileTooLarge, NotARegularFile, read_user_file
+
+#: the largest reference CSV read (the shipped ones are a few kB each)
+MAX_REFERENCE_BYTES = 16_000_000
 
 #: reference-CSV metric for each value a table can show
 METRIC_FOR_VALUE = {
@@ -75,13 +80,20 @@ def load_reference(path: str | os.PathLike[str]) -> pd.DataFrame:
         If the file is missing or lacks the ``dataset``/``method``/``mean`` columns.
     """
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise ReferenceMatchError(
             f"reference CSV not found: {p} (table.reference.file in the spec); "
             "fix the path or use --no-reference"
         )
+    try:  # bounded: a device, a FIFO or a huge file is refused before it is read
+        data = read_user_file(p, MAX_REFERENCE_BYTES, "reference CSV")
+    except (FileTooLarge, NotARegularFile) as exc:
+        raise ReferenceMatchError(
+            f"reference file {p}: {exc.strerror}; fix table.reference.file in the spec or use "
+            "--no-reference"
+        ) from None
     try:
-        frame = pd.read_csv(p, dtype=str, keep_default_na=False)
+        frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
     except (OSError, ValueError) as exc:  # binary, not CSV, unreadable (ParserError: ValueError)
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ReferenceMatchError(

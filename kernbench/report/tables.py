@@ -50,6 +50,7 @@ from kernbench.report.stats import (
     within_tolerance,
 )
 from kernbench.store import find_stores
+from kernbench.writing import write_text_file
 
 TABLE_MD = "table.md"
 
@@ -397,10 +398,7 @@ def build_tables(
 def write_table_md(results_dir: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` to ``<results_dir>/table.md`` atomically and return the path."""
     target = Path(results_dir) / TABLE_MD
-    tmp = target.with_suffix(".md.tmp")
-    tmp.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-    os.replace(tmp, target)
-    return target
+    return write_text_file(target, text if text.endswith("\n") else text + "\n")
 
 
 def summary_frame(

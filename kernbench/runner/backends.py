@@ -4,7 +4,9 @@ Every backend goes through joblib, so there is one code path: ``local`` is jobli
 backend, ``dask`` is joblib's Dask backend on a ``dask.distributed`` client (a scheduler address,
 or a LocalCluster on 127.0.0.1). Workers only compute and return a
 :class:`~kernbench.store.CellRecord`; the driving process writes the store. Dask reschedules the
-tasks of a worker that dies, so a lost worker loses no cell.
+tasks of a worker that dies, so a lost worker loses no cell; a local worker that dies has the
+cell it was computing recorded as ``failed`` while the run goes on (so does a Dask task that
+killed every worker it was given, when its worker shares the driver's file system).
 
 :class:`CellExecutor` keeps track of the cells handed to the backend and not yet returned
 (:attr:`CellExecutor.in_flight`), so an interrupted run can record exactly those as
@@ -18,6 +20,7 @@ import logging
 import os
 import time
 import traceback
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
@@ -25,7 +28,9 @@ from kernbench.errors import KernbenchError
 from kernbench.records import CellRecord
 from kernbench.runner.cell import cell_record, run_cell
 from kernbench.runner.isolation import CellTimeout, ChildDied, call_with_timeout
+from kernbench.runner.lost_workers import DeathWatch, note_pid, worker_lost_errors
 from kernbench.runner.plan import Cell
+from kernbench.runner.stop import raise_if_stopping
 from kernbench.solvers.threads import available_cores, resolve_threads, thread_default
 
 Backend = Literal["local", "dask"]
@@ -33,6 +38,14 @@ BACKENDS: tuple[str, ...] = ("local", "dask")
 #: imported by a timed cell's child before its clock starts
 _CELL_MODULES = ("kernbench.datasets", "kernbench.methods", "kernbench.runner.select")
 DASK_MISSING = 'the dask backend needs the optional extra: pip install "kernbench[dask]"'
+
+
+def worker_count(jobs: int, cells: int | None = None) -> int:
+    """Workers for ``--jobs``: -1 means one per core; never more than the cores, nor than the
+    ``cells`` to run (a worker costs an interpreter with the numerical stack loaded, ~275 MB)."""
+    cores = os.cpu_count() or 1
+    n = cores if jobs < 1 else min(jobs, cores)
+    return max(1, min(n, cells) if cells is not None else n)
 
 
 class BackendError(KernbenchError):
@@ -82,6 +95,14 @@ def compute_cell(
         )
 
 
+def _compute_marked(
+    cell: Cell, timeout_s: float | None, threads: int | None, marks: str
+) -> CellRecord:
+    """:func:`compute_cell` on a worker that first notes which process computes the cell."""
+    note_pid(marks, cell.cell_id)
+    return compute_cell(cell, timeout_s, threads)
+
+
 class CellExecutor:
     """Run cells on a backend and yield their records as they finish (in completion order).
 
@@ -89,7 +110,8 @@ class CellExecutor:
     ----------
     backend : "local" | "dask"
     jobs : int
-        ``local``: joblib ``n_jobs`` (-1 all cores; 1 runs inline). ``dask``: workers of the
+        ``local``: joblib ``n_jobs`` (-1 all cores; 1 runs inline; at most the cores and the
+        cells to run, see :func:`worker_count`). ``dask``: workers of the
         LocalCluster started when no scheduler is given (-1: one per core).
     scheduler : str, optional
         ``dask`` only: address of a running scheduler (``tcp://HOST:PORT``).
@@ -164,30 +186,58 @@ class CellExecutor:
             return
         if self.backend == "dask":
             yield from self._run_dask(cells)
-        elif self.jobs == 1 or len(cells) == 1:
+        elif (n_jobs := worker_count(self.jobs, len(cells))) == 1:
             for cell in cells:
                 self.in_flight[cell.cell_id] = cell
                 yield compute_cell(cell, self.timeout_s, self.threads)
                 self.in_flight.pop(cell.cell_id, None)
         else:
-            yield from self._run_joblib(cells, n_jobs=self.jobs)
+            yield from self._run_joblib(cells, n_jobs=n_jobs)
 
     # -- internals ---------------------------------------------------------------------------
-    def _tasks(self, cells: Iterable[Cell]) -> Iterator[Any]:
+    def _tasks(self, cells: Iterable[Cell], marks: str) -> Iterator[Any]:
         """joblib pulls this lazily as it dispatches: what was pulled is in flight."""
         from joblib import delayed
 
         for cell in cells:
             self.in_flight[cell.cell_id] = cell
-            yield delayed(compute_cell)(cell, self.timeout_s, self.threads)
+            yield delayed(_compute_marked)(cell, self.timeout_s, self.threads, marks)
 
     def _run_joblib(self, cells: Sequence[Cell], n_jobs: int) -> Iterator[CellRecord]:
+        """Cells on joblib's workers. A worker that dies (the OOM killer, a kill from outside)
+        breaks the whole pool: the cell it was computing is recorded as ``failed`` and the
+        others run again on a new pool (see :mod:`kernbench.runner.lost_workers`). A cell in
+        flight at two losses that could not be attributed is recorded as ``failed`` too."""
         from joblib import Parallel
 
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
-        for rec in parallel(self._tasks(cells)):
-            yield rec
-            self.in_flight.pop(rec.cell_id, None)  # the consumer has recorded it
+        pending = {c.cell_id: c for c in cells}
+        suspect: Counter[str] = Counter()
+        with DeathWatch() as watch:
+            while pending:
+                parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
+                try:
+                    for rec in parallel(self._tasks(list(pending.values()), watch.marks)):
+                        yield rec
+                        self.in_flight.pop(rec.cell_id, None)  # the consumer has recorded it
+                        pending.pop(rec.cell_id, None)
+                    return
+                except worker_lost_errors() as exc:
+                    raise_if_stopping(exc)  # a signal that also reached the workers: a stop
+                    lost = watch.lost_cells(self.in_flight)
+                    if not lost:
+                        suspect.update(list(self.in_flight))  # the ids, counted once each
+                        lost = [c for i, c in self.in_flight.items() if suspect[i] >= 2]
+                    why = (str(exc).splitlines() or [""])[0].split(". ")[0][:200]
+                    for cell in lost:
+                        yield cell_record(
+                            cell,
+                            "failed",
+                            error="WorkerDied: the worker process computing this cell died (out "
+                            f"of memory, or killed from outside): {type(exc).__name__}: {why}",
+                        )
+                        self.in_flight.pop(cell.cell_id, None)
+                        pending.pop(cell.cell_id, None)
+                    self.in_flight.clear()  # the others are dispatched again
 
     def _run_dask(self, cells: Sequence[Cell]) -> Iterator[CellRecord]:
         if not self._entered:  # used without `with`: connect for this run only
@@ -212,6 +262,33 @@ class CellExecutor:
             ) from exc
 
 
+#: seconds the workers have to answer the driver's version question
+WORKER_ANSWER_S = 60.0
+
+
+def _bounded(call: Any, limit_s: float, message: str) -> Any:
+    """``call()`` in a daemon thread; a :class:`BackendError` with ``message`` after ``limit_s``
+    (the thread is left behind: it cannot hold the process open)."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="kernbench-bounded", daemon=True)
+    thread.start()
+    thread.join(limit_s)
+    if thread.is_alive():
+        raise BackendError(message)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def check_worker_versions(client: Any, where: str) -> None:
     """Refuse a cluster whose workers run another kernbench version (before any submission).
 
@@ -223,7 +300,11 @@ def check_worker_versions(client: Any, where: str) -> None:
     import kernbench
 
     # a stdlib function travels by reference, so even a worker with no or old kernbench answers
-    answers = client.run(importlib.metadata.version, "kernbench", on_error="return")
+    answers = _bounded(
+        lambda: client.run(importlib.metadata.version, "kernbench", on_error="return"),
+        WORKER_ANSWER_S,
+        f"the workers of {where} did not answer within {WORKER_ANSWER_S:g} s; check the cluster",
+    )
     wrong = {
         addr: (f"{type(v).__name__}: {v}" if isinstance(v, BaseException) else str(v))
         for addr, v in sorted(answers.items())
@@ -247,12 +328,15 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
     BackendError
         dask is not installed (naming the extra), the address is malformed or unreachable.
     """
+    if scheduler is not None:  # before distributed is imported (seconds): refuse early
+        check_scheduler_address(scheduler)
+        probe_scheduler(scheduler)
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise BackendError(DASK_MISSING) from None
     if scheduler is None:
-        n_workers = jobs if jobs > 0 else (os.cpu_count() or 1)
+        n_workers = worker_count(jobs)
         cluster = LocalCluster(
             n_workers=n_workers,
             threads_per_worker=1,
@@ -267,7 +351,6 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
         finally:
             cluster.close()
         return
-    check_scheduler_address(scheduler)
     # distributed logs a traceback per failed reconnection; the run ends with one line instead
     with _quiet_logger("distributed"):
         try:
@@ -293,6 +376,50 @@ def _quiet_logger(name: str) -> Iterator[None]:
     finally:
         for lg, level in zip(loggers, levels, strict=True):
             lg.setLevel(level)
+
+
+#: seconds a scheduler has to accept a connection and to send its first bytes
+PROBE_TIMEOUT_S = 10.0
+
+
+def probe_scheduler(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
+    """Refuse, within ``2 * timeout_s``, a ``tcp://`` address where no Dask scheduler answers.
+
+    ``distributed`` waits for the scheduler's handshake without a time limit once the TCP
+    connection is up, so a listener that accepts and never answers (a silent port, an HTTP
+    server) would hang the run. A Dask scheduler sends its handshake as soon as it accepts:
+    a length-prefixed frame (8 bytes, little-endian, then the message). No bytes within
+    ``timeout_s``, or a first frame length no Dask message has, is a :class:`BackendError`.
+    (``tls://`` waits for the client to speak first: it is left to ``distributed``.)
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address)
+    if parts.scheme != "tcp":
+        return
+    where = f"the Dask scheduler at {address}"
+    try:
+        with socket.create_connection((parts.hostname, parts.port), timeout=timeout_s) as sock:
+            sock.settimeout(timeout_s)
+            first = b""
+            while len(first) < 8:
+                chunk = sock.recv(8 - len(first))
+                if not chunk:
+                    break
+                first += chunk
+    except TimeoutError:
+        raise BackendError(
+            f"{where} accepted the connection but sent nothing within {timeout_s:g} s: it is "
+            "not a Dask scheduler (check the host and port of --scheduler)"
+        ) from None
+    except OSError as exc:
+        raise BackendError(f"cannot connect to {where}: {exc.strerror or exc}") from None
+    if len(first) < 8 or int.from_bytes(first, "little") >= 1 << 26:
+        raise BackendError(
+            f"{where} answered, but not as a Dask scheduler does (check the host and port of "
+            "--scheduler)"
+        )
 
 
 def check_scheduler_address(address: str) -> str:

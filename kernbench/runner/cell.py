@@ -24,6 +24,7 @@ from kernbench.records import CellRecord
 from kernbench.runner.plan import Cell
 from kernbench.runner.preprocess import fit_scaler
 from kernbench.runner.probes import decision_grid
+from kernbench.runner.stop import raise_if_stopping
 from kernbench.store.faults import inside_cell
 
 
@@ -206,6 +207,7 @@ def _run_cell(cell: Cell) -> CellRecord:
             started_at=started,
         )
     except Exception as exc:  # recorded, never propagated: the run goes on
+        raise_if_stopping(exc)  # unless a signal stopped it: then it was interrupted, not failed
         return cell_record(
             cell,
             "skipped" if isinstance(exc, RealisationUnavailable) else "failed",

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
-import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -24,11 +22,13 @@ from kernbench.records import FINAL_STATUSES, CellRecord
 from kernbench.runner.backends import BackendError, CellExecutor
 from kernbench.runner.cell import cell_record, git_revision
 from kernbench.runner.plan import DEFAULT_MAX_CELLS, Cell, plan_cells
+from kernbench.runner.stop import signals_stop
 from kernbench.spec import spec_to_dict
 from kernbench.spec_types import MethodSpec, Spec
 from kernbench.store import CSV_FILE, STORE_FILE, Store
 from kernbench.store.backup import backup_every, backup_store, check_store
 from kernbench.store.lock import RunLock, describe_holder
+from kernbench.store.sqlite import ACTIVE_RUN
 
 
 @dataclass
@@ -138,7 +138,8 @@ def run_experiment(
         at once, 1 on a remote Dask scheduler). Results are the same for any count.
 
     SIGINT/SIGTERM stop the run: the cells in flight are recorded as ``interrupted`` (a rerun
-    retries them) and ``KeyboardInterrupt`` propagates.
+    retries them; never ``failed``, whatever the signal broke inside a cell) and
+    ``KeyboardInterrupt`` propagates (see :mod:`kernbench.runner.stop`).
     """
     from kernbench.datasets import ensure_available
 
@@ -187,6 +188,15 @@ def run_experiment(
             todo = [c for c in todo if c.cell_id not in taken]
         if on_start is not None:
             on_start(len(todo))
+        store.set_meta(  # for `kernbench status` while this run goes on (cleared at its end)
+            ACTIVE_RUN,
+            {
+                "pid": os.getpid(),
+                "started_at": time.time(),
+                "fresh": fresh,
+                "cells": [c.cell_id for c in todo],
+            },
+        )
 
         every, since_backup = backup_every(), 0
 
@@ -213,7 +223,7 @@ def run_experiment(
 
         methods = {m.label: m for m in spec.methods}
         try:
-            with _sigterm_as_interrupt():
+            with signals_stop():
                 for wave in _waves(todo):  # cells taking parameters run after their sources
                     ready = []
                     for cell in wave:
@@ -235,6 +245,9 @@ def run_experiment(
             with contextlib.suppress(Exception):
                 backup_store(store)
             raise
+        finally:
+            with contextlib.suppress(Exception):
+                store.set_meta(ACTIVE_RUN, None)
         backup_store(store)
         store.export_csv()
     summary.seconds = time.perf_counter() - t0
@@ -343,20 +356,3 @@ def _record_interrupted(
                 result={"provenance": provenance},
             )
         )
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """Treat SIGTERM like Ctrl-C while cells run (main thread only; restored afterwards)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

@@ -127,7 +127,9 @@ def _read_until(stream: IO[bytes], n: int | None, deadline: float) -> bytes | No
         left = deadline - time.monotonic()
         if left <= 0:
             return None
-        readable, _, _ = select.select([fd], [], [], left)
+        readable, _, _ = select.select([fd], [], [], min(left, 3600.0))  # select's own bound
+        if not readable and deadline - time.monotonic() > 0:
+            continue
         if not readable:
             return None
         chunk = os.read(fd, (n - got) if n is not None else 1 << 16)

@@ -15,7 +15,6 @@ in the backup (or finished where the backup's is not), and keeps the damaged fil
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import time
@@ -27,6 +26,7 @@ from kernbench.records import FINAL_STATUSES
 from kernbench.store.boundary import os_error, store_error
 from kernbench.store.lock import RunLock
 from kernbench.store.sqlite import STORE_FILE, Store
+from kernbench.writing import replace_file
 
 BACKUP_FILE = "results.backup.sqlite"
 #: finished cells between two backups during a run (``KERNBENCH_BACKUP_EVERY`` overrides)
@@ -41,24 +41,20 @@ def backup_every() -> int:
 def backup_store(store: Store) -> Path:
     """Copy ``store`` (every committed row) to ``<dir>/results.backup.sqlite`` atomically."""
     target = store.directory / BACKUP_FILE
-    tmp = target.with_name(target.name + ".tmp")
-    try:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+
+    def write(tmp: Path) -> None:
         dst = sqlite3.connect(tmp, isolation_level=None)
         try:
             store.connection().backup(dst)
             dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
         finally:
             dst.close()
-        os.replace(tmp, target)
+
+    try:
+        replace_file(target, write)
     except sqlite3.Error as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise store_error(exc, tmp) from None
+        raise store_error(exc, target) from None
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
         raise os_error(exc) from None
     return target
 
@@ -149,8 +145,8 @@ def restore_store(directory: str | os.PathLike[str]) -> RestoreReport:
                 dst = directory / f"{STORE_FILE}.damaged-{stamp}{suffix}"
                 os.replace(src, dst)
                 kept_as.append(dst)
-        tmp = directory / (STORE_FILE + ".restore")
-        try:
+
+        def write(tmp: Path) -> None:
             src_con = _open_backup(backup)
             dst = sqlite3.connect(tmp, isolation_level=None)
             try:
@@ -159,9 +155,11 @@ def restore_store(directory: str | os.PathLike[str]) -> RestoreReport:
             finally:
                 dst.close()
                 src_con.close()
-            os.replace(tmp, directory / STORE_FILE)
+
+        try:
+            replace_file(directory / STORE_FILE, write)
         except sqlite3.Error as exc:
-            raise store_error(exc, tmp) from None
+            raise store_error(exc, directory / STORE_FILE) from None
         added = 0
         with Store(directory) as store:
             have = store.statuses()

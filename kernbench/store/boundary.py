@@ -22,6 +22,9 @@ def describe_sqlite_error(exc: sqlite3.Error, path: str | os.PathLike[str]) -> s
     text = str(exc) or type(exc).__name__
     low = text.lower()
     directory = Path(path).parent
+    if "could not decode" in low:  # a damaged page: bytes that are not the text stored there
+        text = text.split(" with text ", 1)[0]  # the garbled bytes themselves are not shown
+        low = "malformed"
     if "malformed" in low or "not a database" in low or "no such table" in low:
         return (
             f"results store {path} is damaged ({text}); restore the last backup with "
@@ -55,6 +58,8 @@ _OS_ADVICE = {
     errno.EISDIR: "it is a directory where a file is expected: move it away",
     errno.ENOTDIR: "a part of the path is a file where a directory is expected",
     errno.EEXIST: "it already exists: move it away or choose another path",
+    errno.ELOOP: "remove the link (kernbench writes only files it created)",
+    errno.EFBIG: "point kernbench at the right file",
 }
 
 

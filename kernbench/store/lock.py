@@ -29,6 +29,7 @@ from typing import Any
 
 from kernbench.errors import StoreError
 from kernbench.store.boundary import os_error
+from kernbench.writing import open_no_follow
 
 LOCK_FILE = ".kernbench.lock"
 
@@ -147,8 +148,8 @@ class RunLock:
     def acquire(self) -> RunLock:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError as exc:  # read-only directory, a directory named .kernbench.lock, ...
+            fd = open_no_follow(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:  # read-only directory, a directory or a symlink named so, ...
             raise os_error(exc) from None
         deadline = None if self.timeout_s is None else time.monotonic() + self.timeout_s
         try:

@@ -10,6 +10,7 @@ same cell computed twice is one cell. For each identity the merged store keeps
   RMSE, chosen parameters, status),
   the pair is reported as a **conflict**: the same inputs gave different results somewhere (a
   different BLAS, a nondeterministic solver, an edited working tree under an unchanged version).
+  The copy not kept goes to the merged store's ``history``, its reason naming its source.
 
 Only stores of the same experiment (spec ``name``) can be merged. The merged store keeps the
 first store's spec and its recorded plan, so its tables show that spec's cells, as ``kernbench
@@ -44,6 +45,8 @@ class Conflict:
     key: tuple[str, int, str]
     kept: tuple[str, dict[str, Any]]
     other: tuple[str, dict[str, Any]]
+    #: the whole row not kept (the merged store keeps it in ``history``)
+    dropped: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> str:
         dataset, r, method = self.key
@@ -181,6 +184,12 @@ def merge_stores(
             if target.get_meta("created_at") is None:
                 target.set_meta("created_at", time.time())
             target.put_rows([row for _, row in chosen.values()])
+            if report.conflicts:  # the copies not kept stay on record, with where they came from
+                target.archive(
+                    (c.dropped, f"merge conflict: the copy from {c.other[0]} (not kept; the "
+                     f"merged store keeps {c.kept[0]}'s)")
+                    for c in report.conflicts
+                )  # fmt: skip
             target.export_csv()
         report.cells = len(chosen)
         report.finished = sum(1 for _, row in chosen.values() if _rank(row))
@@ -231,5 +240,6 @@ def _offer(
                     key=(row["dataset"], row["realisation"], row["method"]),
                     kept=(kept_label, a),
                     other=(label, b),
+                    dropped=row,
                 )
             )

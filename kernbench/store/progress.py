@@ -21,6 +21,7 @@ cell's row when the cell ends). Its dataset and method come from the stored spec
 from __future__ import annotations
 
 import os
+import socket
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from kernbench.records import FINAL_STATUSES
-from kernbench.store.sqlite import STORE_FILE, Store
+from kernbench.store.sqlite import ACTIVE_RUN, STORE_FILE, Store
 
 #: the status columns, in display order (``pending``: in the plan, no row yet)
 COLUMNS = ("done", "skipped", "failed", "timeout", "interrupted", "pending")
@@ -167,6 +168,9 @@ class Progress:
     cpu_cells: int = 0
     failed: list[FailedCell] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: a run going on in the directory: ``{"pid", "host", "fresh", "cells", "left"}`` (its cells to
+    #: compute, and how many of them it has not recorded yet), else None
+    running: dict[str, Any] | None = None
 
     @property
     def finished(self) -> int:
@@ -211,6 +215,7 @@ class Progress:
             "by_dataset": groups(self.by_dataset),
             "failed": [asdict(f) for f in self.failed],
             "notes": self.notes,
+            "running": self.running,
         }
 
 
@@ -230,10 +235,42 @@ def read_progress(directory: str | os.PathLike[str], *, jobs: int = 1) -> Progre
             spec = store.get_meta("spec") or {}
             plan = store.plan_ids()
             rows = store.summaries()
+            active = store.get_meta(ACTIVE_RUN)
         if not immutable or not wal.exists():
             break
         immutable = False  # a run opened the store while we read it: read again, through the WAL
-    return progress_of(spec, plan, rows, directory=directory, jobs=jobs)
+    progress = progress_of(spec, plan, rows, directory=directory, jobs=jobs)
+    progress.running = _running(directory, active, rows)
+    return progress
+
+
+def _running(
+    directory: Path, active: dict[str, Any] | None, rows: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The run recorded as going on in ``directory`` if its process still holds the lock."""
+    from kernbench.store.lock import pid_alive, read_holder
+
+    if not isinstance(active, dict):
+        return None
+    holder = read_holder(directory)
+    if holder.get("pid") != active.get("pid") or holder.get("host") != socket.gethostname():
+        return None
+    if not isinstance(holder.get("pid"), int) or not pid_alive(holder["pid"]):
+        return None
+    started = float(active.get("started_at") or 0.0)
+    todo = set(active.get("cells") or ())
+    done = {
+        r["cell_id"]
+        for r in rows
+        if r["cell_id"] in todo and (r.get("finished_at") or 0.0) >= started
+    }
+    return {
+        "pid": holder["pid"],
+        "host": holder["host"],
+        "fresh": bool(active.get("fresh")),
+        "cells": len(todo),
+        "left": len(todo - done),
+    }
 
 
 def progress_of(

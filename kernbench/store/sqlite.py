@@ -28,7 +28,6 @@ interrupted or failed recomputation leaves the earlier result in place.
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import json
 import math
@@ -50,8 +49,11 @@ from kernbench.records import (
 )
 from kernbench.store.boundary import os_error, store_error
 from kernbench.store.faults import fault_max_pages, inside_commit, write_fault
+from kernbench.writing import refuse_symlinks, replace_file
 
 STORE_FILE = "results.sqlite"
+#: meta key of the run going on: pid, start time, whether ``--fresh``, the cells it computes
+ACTIVE_RUN = "active_run"
 CSV_FILE = "cells.csv"
 #: the columns of a cell row (``cells``; ``history`` keeps the same and two of its own)
 _ROW_COLUMNS = """
@@ -143,6 +145,10 @@ class Store:
         # a store in a directory we cannot write is opened immutable: sqlite needs to create
         # the -shm/-wal files even to read a WAL database
         self.readonly = readonly or immutable or (exists and not os.access(self.directory, os.W_OK))
+        try:  # sqlite opens (and creates) these by name: never through a planted symlink
+            refuse_symlinks(*(f"{self.path}{suffix}" for suffix in ("", "-wal", "-shm")))
+        except OSError as exc:
+            raise os_error(exc) from None
         try:
             if self.readonly:
                 uri = f"{self.path.resolve().as_uri()}?mode=ro"
@@ -290,6 +296,28 @@ class Store:
                 values,
             )
 
+    @_sqlite_errors
+    def archive(self, rows: Iterable[tuple[Mapping[str, Any], str]]) -> None:
+        """Add whole rows (as :meth:`rows` returns them) to ``history``, each with its reason
+        (one transaction; ``kernbench merge`` keeps there the copies it did not choose)."""
+        values = [
+            (
+                *(
+                    dumps(r.get(c) or {}) if c in ("params", "result") else r.get(c)
+                    for c in CELL_COLUMNS
+                ),
+                time.time(),
+                reason,
+            )
+            for r, reason in rows
+        ]
+        with self._transaction():
+            self._con.executemany(
+                f"INSERT INTO history ({', '.join(CELL_COLUMNS)}, archived_at, reason) "
+                f"VALUES ({', '.join('?' * (len(CELL_COLUMNS) + 2))})",
+                values,
+            )
+
     # -- the plan: which cells the store's spec consists of -----------------------------------
     @_sqlite_errors
     def set_plan(self, spec: Mapping[str, Any], cell_ids: Iterable[str]) -> None:
@@ -406,16 +434,14 @@ class Store:
         """Write the tidy one-row-per-cell CSV (``cells.csv``) atomically and return its path."""
         target = Path(path) if path is not None else self.directory / CSV_FILE
         frame = cells_frame(self.rows())
-        tmp = target.with_suffix(".csv.tmp")
-        try:
-            if target.is_dir():
-                raise IsADirectoryError(errno.EISDIR, "Is a directory", str(target))
+
+        def write(tmp: Path) -> None:
             write_fault(tmp)
             frame.to_csv(tmp, index=False)
-            os.replace(tmp, target)
+
+        try:
+            replace_file(target, write)
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
             raise os_error(exc) from None
         return target
 
@@ -445,18 +471,18 @@ def _create_store(path: Path) -> None:
     So any ``results.sqlite`` that exists has the schema: a file without it (or of 0 bytes) is
     damaged or foreign, and is refused instead of being silently recreated.
     """
-    tmp = path.with_name(path.name + ".new")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+
+    def build(tmp: Path) -> None:
         con = sqlite3.connect(tmp, isolation_level=None)
         try:
             con.execute("PRAGMA journal_mode=WAL")
             con.executescript(_SCHEMA)
         finally:
             con.close()
-        os.replace(tmp, path)
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(path, build)
     except OSError as exc:
         raise os_error(exc) from None
     except sqlite3.Error as exc:

@@ -100,6 +100,21 @@ def cell_table(out_dir: Path) -> dict[str, tuple]:
     return {r[0]: ((r[1], r[2], r[3]), r[4], r[5], r[6], r[7]) for r in rows}
 
 
+def count_plan(out_dir: Path) -> int:
+    """Cells in the store's plan (0 while the store is not there yet)."""
+    path = Path(out_dir) / "results.sqlite"
+    if not path.exists():
+        return 0
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        try:
+            return con.execute("SELECT COUNT(*) FROM plan").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
 def count_rows(out_dir: Path) -> int:
     try:
         return len(cell_table(out_dir))
@@ -429,4 +444,144 @@ def fresh_interrupt_trial(
         proc.returncode,
         err.decode(errors="replace") if err else "",
         check_store(out, reference),
+    )
+
+
+# -- signals inside compiled code, killed workers (issue 35) ---------------------------------
+#: AdaBoost-Perc cells: nearly all their time is spent in numba's compiled RCD loop
+PERC_SPEC: dict[str, Any] = {
+    "name": "perc",
+    "datasets": ["breast_cancer"],
+    "protocol": {
+        "realisations": "random",
+        "train_size": 300,
+        "test_size": 200,
+        "n_realisations": 6,
+        "cv_folds": 2,
+        "seed": 5,
+    },
+    "methods": {
+        "perc": {
+            "estimator": "adaboost",
+            "params": {"weak_learner": "perceptron", "n_estimators": 40, "max_run": 3000},
+        }
+    },
+}
+
+
+def write_perc_spec(directory: Path) -> Path:
+    path = Path(directory) / "perc.yaml"
+    path.write_text(yaml.safe_dump(PERC_SPEC, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def loky_workers(proc: subprocess.Popen) -> list[int]:
+    """Pids of the loky worker processes of a running ``kernbench run``."""
+    import psutil
+
+    pids = []
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process(proc.pid).children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if "popen_loky" in " ".join(child.cmdline()):
+                    pids.append(child.pid)
+    return pids
+
+
+@dataclass
+class SignalTrial:
+    signal: str
+    target: str
+    returncode: int | None
+    stop_s: float
+    statuses: dict[str, int]
+    stderr: str
+
+
+def sigterm_trial(
+    spec_path: Path, out: Path, rng: Any, jobs: int = 1, group: bool = False
+) -> SignalTrial:
+    """SIGTERM ``kernbench run`` (the driver, or its whole process group as SLURM does) while
+    compiled loops run; return the exit status, the seconds from the signal to the exit and the
+    statuses recorded."""
+    proc = start_run(spec_path, out, "--jobs", str(jobs))
+    deadline = time.monotonic() + 120  # the run has started once its store has the plan
+    while count_plan(out) == 0 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    wait_rows(proc, out, int(rng.integers(0, 3)))
+    time.sleep(float(rng.uniform(0.3, 1.5)))  # well inside a cell: its compiled loops run
+    t0 = time.monotonic()
+    with contextlib.suppress(ProcessLookupError):
+        if group:
+            os.killpg(proc.pid, signal.SIGTERM)
+        else:
+            os.kill(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=300)
+    finally:
+        stop_s = time.monotonic() - t0
+        time.sleep(0.05)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        _, err = proc.communicate()
+    statuses: dict[str, int] = {}
+    for _, status, *_ in cell_table(out).values() if (out / "results.sqlite").exists() else []:
+        statuses[status] = statuses.get(status, 0) + 1
+    return SignalTrial(
+        "SIGTERM",
+        "group" if group else "driver",
+        proc.returncode,
+        stop_s,
+        statuses,
+        err.decode(errors="replace") if err else "",
+    )
+
+
+@dataclass
+class WorkerKillTrial:
+    returncode: int | None
+    killed: int
+    statuses: dict[str, int]
+    errors: list[str]
+    check: StoreCheck
+    stderr: str
+
+
+def worker_kill_trial(
+    spec_path: Path, out: Path, reference: dict[str, tuple], rng: Any
+) -> WorkerKillTrial:
+    """SIGKILL one loky worker of ``kernbench run --jobs 2`` while it computes a cell (as the
+    OOM killer would); the run must finish, the cell recorded as failed, the others done."""
+    env = child_env(KERNBENCH_FAULT_CELL_DELAY="1.5")  # every cell is in flight for 1.5 s at least
+    proc = start_run(spec_path, out, "--jobs", "2", env=env)
+    wait_rows(proc, out, int(rng.integers(1, 4)))  # from then on both workers compute cells
+    deadline = time.monotonic() + 120
+    while not loky_workers(proc) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(float(rng.uniform(0.3, 1.0)))
+    workers = loky_workers(proc)
+    killed = 0
+    if workers:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(workers[int(rng.integers(0, len(workers)))], signal.SIGKILL)
+            killed = 1
+    try:
+        proc.wait(timeout=300)
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        _, err = proc.communicate()
+    table = cell_table(out)
+    statuses: dict[str, int] = {}
+    for _, status, *_ in table.values():
+        statuses[status] = statuses.get(status, 0) + 1
+    with sqlite3.connect(out / "results.sqlite") as con:
+        errors = [r[0] for r in con.execute("SELECT error FROM cells WHERE status != 'done'")]
+    return WorkerKillTrial(
+        proc.returncode,
+        killed,
+        statuses,
+        errors,
+        check_store(out, reference),
+        err.decode(errors="replace") if err else "",
     )

@@ -1,0 +1,38 @@
+"""A stop signal: KeyboardInterrupt in the block, exit 128 + signal, and a cell failure under a
+stop turned back into the interrupt (never recorded as a failed cell)."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from kernbench.runner import stop
+
+
+def test_sigterm_inside_the_block_interrupts_and_gives_143():
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt, match="SIGTERM"), stop.signals_stop():
+        os.kill(os.getpid(), signal.SIGTERM)
+        signal.pause()  # the handler runs here at the latest
+    assert stop.stop_signal() == signal.SIGTERM and stop.exit_status() == 143
+    assert signal.getsignal(signal.SIGTERM) is before  # restored
+    stop.reset()
+    assert stop.stop_signal() is None and stop.exit_status() == 130
+
+
+def test_a_cell_error_during_a_stop_is_the_interrupt_not_a_failure():
+    stop.reset()
+    stop.raise_if_stopping(SystemError("unrelated"))  # no stop: nothing happens
+    stop._received.append(signal.SIGTERM)
+    try:
+        # what numba reports when a signal's KeyboardInterrupt lands in its compiled loop
+        err = SystemError(
+            "CPUDispatcher(<function rcd_loop>) returned a result with an exception set"
+        )
+        with pytest.raises(KeyboardInterrupt) as info:
+            stop.raise_if_stopping(err)
+        assert info.value.__cause__ is err
+    finally:
+        stop.reset()
