@@ -787,6 +787,7 @@ def methods(
         for key, cls in registry().items():
             params = ", ".join(f"{k}={v!r}" for k, v in default_params(cls).items())
             typer.echo(f"{key:<14} {cls.__name__:<14} {params}")
+        _list_entry_point_methods()
         typer.echo("\n`kernbench methods NAME` shows allowed values and meanings.")
         return
     _describe_method(name)
@@ -818,6 +819,19 @@ def restore(
     )
 
 
+def _list_entry_point_methods() -> None:
+    """The methods installed distributions register in the ``kernbench.methods`` group."""
+    from kernbench.methods.plugins import ENTRY_POINT_GROUP, entry_point_methods
+
+    eps = entry_point_methods()
+    if not eps:
+        return
+    typer.echo(f"\nfrom installed packages (entry-point group {ENTRY_POINT_GROUP}):")
+    for key, ep in sorted(eps.items()):
+        dist = f"{ep.dist.name} {ep.dist.version}" if ep.dist is not None else "?"
+        typer.echo(f"{key:<14} {ep.value}  [{dist}]")
+
+
 def _describe_method(name: str) -> None:
     import inspect
 
@@ -831,7 +845,7 @@ def _describe_method(name: str) -> None:
         raise UsageError("NAME", f"{exc.args[0]} (`kernbench methods` lists them)") from None
     summary = (inspect.getdoc(cls) or "").split("\n\n", 1)[0].replace("\n", " ")
     where = f"{cls.__module__}.{cls.__qualname__}"
-    out.print(f"[bold]{cls.registry_name}[/] — {where}", highlight=False)
+    out.print(f"[bold]{getattr(cls, 'registry_name', name)}[/] — {where}", highlight=False)
     out.print(escape(summary), highlight=False)
     path = getattr(cls, "path_param", None)
     if path:

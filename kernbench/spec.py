@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -20,11 +21,19 @@ from kernbench.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, 
 from kernbench.datasets.user import FILE_DATASET_KEYS  # a data file in place of a catalogue name
 from kernbench.errors import DataError
 from kernbench.records import VALUES
-from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec, TableSpec, TakeSpec
+from kernbench.spec_types import (
+    DatasetSpec,
+    MethodSpec,
+    PluginFile,
+    Protocol,
+    Spec,
+    TableSpec,
+    TakeSpec,
+)
 
 _MAX_GRID = 10_000
 
-TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table", "catalog"}
+TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table", "catalog", "plugins"}
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
 METHOD_KEYS = {"estimator", "params", "grid", "take"}
 TAKE_KEYS = {"from", "params"}
@@ -128,7 +137,8 @@ def _parse(ck: _Checker, data: Any, check_datasets: bool, dataset_checker: Any) 
     if "catalog" in top:
         _register_catalogue(ck, top["catalog"])
     datasets = _parse_datasets(ck, top["datasets"], check_datasets, dataset_checker, raw_protocol)
-    methods = _parse_methods(ck, top["methods"])
+    plugins = _parse_plugins(ck, top.get("plugins"))
+    methods = _parse_methods(ck, top["methods"], plugins, _task_kinds(datasets))
     if protocol.cv_folds < 2:
         for m in methods:
             if any(len(values) > 1 for values in m.grid.values()):
@@ -338,8 +348,14 @@ def _check_plain(ck: _Checker, value: Any, path: str, depth: int = 0) -> None:
 
 
 # -- methods -------------------------------------------------------------------------------------
-def _parse_methods(ck: _Checker, raw: Any) -> tuple[MethodSpec, ...]:
-    from kernbench.methods import get_method, registry
+def _parse_methods(
+    ck: _Checker,
+    raw: Any,
+    plugins: tuple[PluginFile, ...] = (),
+    kinds: dict[str, list[str]] | None = None,
+) -> tuple[MethodSpec, ...]:
+    from kernbench.methods import registry
+    from kernbench.methods.plugins import PluginError, resolve_estimator
 
     methods = ck.mapping(raw, "methods", "a mapping of method label -> {estimator, params, grid}")
     if not methods:
@@ -357,14 +373,17 @@ def _parse_methods(ck: _Checker, raw: Any) -> tuple[MethodSpec, ...]:
                 f"missing required key 'estimator' (one of: {', '.join(names)})",
             )
         est_name = m["estimator"]
-        if not isinstance(est_name, str) or est_name not in names:
+        if not isinstance(est_name, str) or not est_name.strip():
             raise ck.fail(
                 f"{path}.estimator",
-                f"unknown method {_show(est_name)}"
-                f"{_suggest(est_name, names) if isinstance(est_name, str) else ''} "
-                "(`kernbench methods` lists them)",
+                f"expected a method name or 'package.module:Class', got {_show(est_name)}",
             )
-        cls = get_method(est_name)
+        try:
+            cls, source = resolve_estimator(est_name, plugins)
+        except PluginError as exc:
+            hint = _suggest(est_name, names) if ":" not in est_name else ""
+            raise ck.fail(f"{path}.estimator", f"{exc}{hint}") from None
+        _check_estimator_kind(ck, cls, est_name, kinds, f"{path}.estimator")
         params = ck.mapping(m.get("params", {}) or {}, f"{path}.params")
         _check_plain(ck, params, f"{path}.params")
         grid_raw = ck.mapping(m.get("grid", {}) or {}, f"{path}.grid")
@@ -384,7 +403,9 @@ def _parse_methods(ck: _Checker, raw: Any) -> tuple[MethodSpec, ...]:
             if n_points > _MAX_GRID:
                 raise ck.fail(f"{path}.grid", f"grid has more than {_MAX_GRID} points")
         _validate_params(ck, cls, params, grid, path)
-        out.append(MethodSpec(label=label, estimator=est_name, params=params, grid=grid))
+        out.append(
+            MethodSpec(label=label, estimator=est_name, params=params, grid=grid, source=source)
+        )
     takes = {
         label: _parse_take(ck, body["take"], f"methods.{label}.take", label, out)
         for label, body in methods.items()
@@ -398,7 +419,7 @@ def _parse_take(
     ck: _Checker, raw: Any, path: str, label: str, methods: list[MethodSpec]
 ) -> TakeSpec:
     """``take: {from: LABEL, params: {target: source | {param: source, transform: NAME}}}``."""
-    from kernbench.methods import get_method
+    from kernbench.methods.plugins import method_class
     from kernbench.param_transforms import TRANSFORMS
 
     t = ck.mapping(raw, path, "a mapping {from, params}")
@@ -415,7 +436,8 @@ def _parse_take(
     raw_params = ck.mapping(t.get("params"), f"{path}.params", "a mapping target -> source")
     if not raw_params:
         raise ck.fail(f"{path}.params", "expected at least one parameter to take")
-    valid = set(get_method(me.estimator)().get_params(deep=False))
+    me_cls = method_class(me.estimator, me.source)
+    valid = set(me_cls().get_params(deep=False))
     taken: dict[str, tuple[str, str]] = {}
     for target, how in raw_params.items():
         tpath = f"{path}.params.{target}"
@@ -449,9 +471,90 @@ def _parse_take(
             mapped = [TRANSFORMS[transform](v) for v in values]
         except (TypeError, ValueError) as exc:
             raise ck.fail(f"{tpath}.transform", f"cannot map {source}.{param}: {exc}") from None
-        _validate_params(ck, get_method(me.estimator), me.params, {target: mapped}, path)
+        _validate_params(ck, me_cls, me.params, {target: mapped}, path)
         taken[target] = (param, transform)
     return TakeSpec(source=source, params=taken)
+
+
+def _parse_plugins(ck: _Checker, raw: Any) -> tuple[PluginFile, ...]:
+    """``plugins: [FILE.py, ...]``: Python files in the spec's directory tree, loaded now so that
+    the methods they register are known to the rest of the spec."""
+    from kernbench.methods.plugins import PluginError, load_plugin_file
+
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ck.fail("plugins", f"expected a list of Python files, got {_show(raw)}")
+    root = Path(ck.file).parent.resolve()
+    out: list[PluginFile] = []
+    for i, item in enumerate(raw):
+        path = f"plugins[{i}]"
+        name = ck.string(item, path)
+        if not name.endswith(".py"):
+            raise ck.fail(path, f"expected a Python file (*.py), got {_show(name)}")
+        target = (Path(ck.file).parent / name).resolve()  # symlinks followed
+        if Path(name).is_absolute() or not target.is_relative_to(root):
+            raise ck.fail(
+                path,
+                f"{_show(name)} resolves to {target}, outside the spec's directory {root}; "
+                "a plug-in file must lie in the spec's directory tree",
+            )
+        if not target.is_file():
+            raise ck.fail(path, f"no such file: {target}")
+        plugin = PluginFile.read(target)
+        if any(p.stem == plugin.stem for p in out):
+            raise ck.fail(path, f"two plug-in files named {plugin.stem!r}")
+        try:
+            load_plugin_file(plugin)
+        except PluginError as exc:
+            raise ck.fail(path, str(exc)) from None
+        out.append(plugin)
+    return tuple(out)
+
+
+def _task_kinds(datasets: tuple[DatasetSpec, ...]) -> dict[str, list[str]]:
+    """``"classification"`` / ``"regression"`` -> the labels of the spec's datasets of that kind
+    (datasets whose task is unknown are left out)."""
+    from kernbench.datasets import get_dataset
+
+    kinds: dict[str, list[str]] = {}
+    for ds in datasets:
+        try:
+            task = get_dataset(ds.name).task
+        except Exception:  # noqa: BLE001 - a dataset the (test's) checker invented
+            continue
+        kinds.setdefault("regression" if task == "regression" else "classification", []).append(
+            ds.label
+        )
+    return kinds
+
+
+def _check_estimator_kind(
+    ck: _Checker, cls: Any, name: str, kinds: dict[str, list[str]] | None, path: str
+) -> None:
+    """A scikit-learn estimator class, buildable with its defaults, of every dataset's kind."""
+    from sklearn.base import is_classifier, is_regressor
+
+    needed = ("fit", "predict", "get_params", "set_params")
+    if not isinstance(cls, type) or not all(callable(getattr(cls, a, None)) for a in needed):
+        raise ck.fail(
+            path,
+            f"{name!r} is not a scikit-learn estimator class (it needs {', '.join(needed)}; "
+            "subclass sklearn.base.BaseEstimator)",
+        )
+    try:
+        est = cls()
+    except Exception as exc:  # noqa: BLE001 - the class's own constructor
+        raise ck.fail(path, f"{name!r} cannot be built with its defaults: {exc}") from None
+    checks = {"classification": is_classifier, "regression": is_regressor}
+    for kind, labels in (kinds or {}).items():
+        if not checks[kind](est):
+            shown = ", ".join(labels[:3]) + (" ..." if len(labels) > 3 else "")
+            raise ck.fail(
+                path,
+                f"{name!r} is not a {'classifier' if kind == 'classification' else 'regressor'}, "
+                f"but the spec has {kind} datasets ({shown})",
+            )
 
 
 def _check_take_cycles(ck: _Checker, takes: dict[str, TakeSpec]) -> None:
@@ -469,9 +572,15 @@ def _validate_params(
     ck: _Checker, cls: type, params: dict[str, Any], grid: dict[str, list[Any]], path: str
 ) -> None:
     """Check names against the constructor and values against ``_parameter_constraints``."""
-    from sklearn.utils._param_validation import InvalidParameterError
+    from sklearn.utils._param_validation import (
+        InvalidParameterError,
+        validate_parameter_constraints,
+    )
 
-    valid = set(cls().get_params(deep=False))
+    try:
+        valid = set(cls().get_params(deep=False))
+    except Exception as exc:  # noqa: BLE001 - the class's own constructor
+        raise ck.fail(path, f"{cls.__name__} cannot be built with its defaults: {exc}") from None
     for pname in [*params, *grid]:
         if pname not in valid:
             where = "params" if pname in params else "grid"
@@ -484,10 +593,13 @@ def _validate_params(
     def check(kw: dict[str, Any], where: str, value: Any) -> None:
         try:
             est = cls(**kw)
-            if getattr(est, "_parameter_constraints", None) is not None:
-                est._validate_params()
+            constraints = getattr(est, "_parameter_constraints", None)
+            if constraints:
+                validate_parameter_constraints(
+                    constraints, est.get_params(deep=False), caller_name=cls.__name__
+                )
         except (InvalidParameterError, ValueError, TypeError) as exc:
-            text = str(exc).replace(f"The {next(iter(kw))!r} parameter of {cls.__name__} ", "")
+            text = re.sub(rf"^The '\w+' parameter of {cls.__name__} ", "", str(exc))
             raise ck.fail(where, f"bad value {_show(value)}: {text}") from None
 
     base = dict(params)
