@@ -506,6 +506,56 @@ def table(
         out_file.write_text(joined + "\n", encoding="utf-8")
 
 
+# -- significance --------------------------------------------------------------------------------
+@app.command()
+@_guard
+def significance(
+    path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
+    control: Annotated[
+        str | None,
+        typer.Option("--control", help="Compare every method with this one [default: all pairs]."),
+    ] = None,
+    alpha: Annotated[float, typer.Option("--alpha", help="Significance level.", min=1e-6, max=0.5)]
+    = 0.05,
+    value: Annotated[
+        str | None,
+        typer.Option("--value", help="What to compare [default: the spec's table.value]."),
+    ] = None,
+    timeouts: Annotated[
+        str,
+        typer.Option("--timeouts", help="exclude: leave such data sets out; loss: rank it last."),
+    ] = "exclude",
+    spec: Annotated[
+        Path | None,
+        typer.Option("--spec", help="Use this spec's cells [default: the spec last run there]."),
+    ] = None,
+) -> None:
+    """Statistics over data sets: average ranks, Friedman / Iman–Davenport, Nemenyi CD,
+    Holm-corrected Wilcoxon, win/tie/loss, per-dataset corrected resampled t-tests.
+
+    Example: kernbench significance results/grand --control svm_gauss
+    """
+    from kernbench.records import VALUES
+    from kernbench.report.collect import load_experiment
+    from kernbench.report.significance import build_comparison, render_comparison
+
+    if value is not None and value not in VALUES:
+        raise UsageError("--value", f"expected one of {', '.join(VALUES)}, got {value!r}")
+    if timeouts not in ("exclude", "loss"):
+        raise UsageError("--timeouts", f"expected exclude or loss, got {timeouts!r}")
+    selection = _selection(spec)
+    for directory in _stores_at(path):
+        exp = load_experiment(directory, selection)
+        chosen = value or str(exp.table_spec.get("value", "test_error"))
+        try:
+            comp = build_comparison(
+                exp, value=chosen, alpha=alpha, control=control, timeouts=timeouts
+            )
+        except ValueError as exc:
+            raise UsageError("--control", str(exc)) from None
+        typer.echo(f"# {exp.title}\n\n{render_comparison(comp)}")
+
+
 # -- plot ----------------------------------------------------------------------------------------
 @app.command()
 @_guard
