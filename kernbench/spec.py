@@ -34,6 +34,8 @@ from kernbench.spec_types import (
 _MAX_GRID = 10_000
 
 TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table", "catalog", "plugins"}
+#: keys only a spec that ``extends`` another has (resolved by :func:`compose_spec`)
+EXTENDS_KEYS = {"extends", "remove"}
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
 METHOD_KEYS = {"estimator", "params", "grid", "take"}
 TAKE_KEYS = {"from", "params"}
@@ -72,12 +74,110 @@ def load_spec(
         Naming the file, the key path and what was expected.
     """
     data = load_yaml(path)
+    if isinstance(data, Mapping) and "extends" in data:
+        data = compose_spec(data, path)
     return parse_spec(
         data,
         file=str(path),
         check_datasets=check_datasets,
         dataset_checker=dataset_checker,
     )
+
+
+#: protocol keys that decide the splits: an extending spec keeps its base's, so that every
+#: comparison with the base's methods is paired
+SPLIT_KEYS = ("seed", "realisations", "train_size", "test_size", "stratify", "per_class", "fallback")
+REMOVE_KEYS = {"methods", "datasets"}
+_MAX_EXTENDS = 8
+
+
+def compose_spec(
+    data: Mapping[str, Any], path: str | os.PathLike[str], depth: int = 0
+) -> dict[str, Any]:
+    """``extends: BASE`` (a shipped spec's name, or a file relative to this spec): the base's
+    datasets and methods, less ``remove: {methods: [...], datasets: [...]}``, plus this spec's
+    (a label of the base is replaced); the base's protocol under this spec's ``protocol`` keys,
+    except those that decide the splits (:data:`SPLIT_KEYS`), which stay the base's. The base's
+    table reference (published numbers of a paper's table) is dropped.
+
+    Raises
+    ------
+    SpecError
+        An unknown base, a label to remove that the base lacks, a split key changed.
+    """
+    from kernbench.errors import UsageError
+    from kernbench.specs import resolve_spec
+
+    ck = _Checker(str(path))
+    base_name = ck.string(data["extends"], "extends")
+    if depth >= _MAX_EXTENDS:
+        raise ck.fail("extends", f"more than {_MAX_EXTENDS} levels of extends (a cycle?)")
+    local = Path(path).parent / base_name
+    try:
+        base_path = local if local.is_file() else resolve_spec(base_name)
+    except UsageError as exc:
+        raise ck.fail("extends", str(exc).removeprefix("SPEC: ")) from None
+    if not Path(base_path).is_file():
+        raise ck.fail("extends", f"no such spec: {Path(base_path).resolve()}")
+    base = load_yaml(base_path)
+    if isinstance(base, Mapping) and "extends" in base:
+        base = compose_spec(base, base_path, depth + 1)
+    if not isinstance(base, Mapping):
+        raise ck.fail("extends", f"{base_path} is not a spec mapping")
+    out = {k: v for k, v in base.items() if k not in ("plugins", "catalog")}
+    for key, value in data.items():
+        if key not in ("extends", "remove", "datasets", "methods", "protocol"):
+            out[key] = value
+    table = dict(out.get("table") or {})
+    if "table" not in data:
+        table.pop("reference", None)
+    out["table"] = table
+    remove = ck.mapping(data.get("remove") or {}, "remove", "a mapping {methods, datasets}")
+    ck.known_keys(remove, REMOVE_KEYS, "remove")
+    methods = dict(ck.mapping(base.get("methods") or {}, "extends"))
+    for j, label in enumerate(remove.get("methods") or []):
+        if label not in methods:
+            raise ck.fail(
+                f"remove.methods[{j}]",
+                f"{base_name!r} has no method {_show(label)}{_suggest(str(label), methods)}",
+            )
+        del methods[label]
+    methods.update(ck.mapping(data.get("methods") or {}, "methods"))
+    out["methods"] = methods
+    datasets = list(base.get("datasets") or [])
+    labels = [_dataset_label(d) for d in datasets]
+    for j, label in enumerate(remove.get("datasets") or []):
+        if label not in labels:
+            raise ck.fail(
+                f"remove.datasets[{j}]",
+                f"{base_name!r} has no dataset {_show(label)}{_suggest(str(label), labels)}",
+            )
+        datasets = [d for d in datasets if _dataset_label(d) != label]
+        labels = [_dataset_label(d) for d in datasets]
+    added = data.get("datasets") or []
+    if not isinstance(added, list):
+        raise ck.fail("datasets", f"expected a list of datasets to add, got {_show(added)}")
+    for item in added:
+        datasets = [d for d in datasets if _dataset_label(d) != _dataset_label(item)]
+    out["datasets"] = datasets + list(added)
+    protocol = dict(base.get("protocol") or {})
+    mine = ck.mapping(data.get("protocol") or {}, "protocol")
+    for key, value in mine.items():
+        if key in SPLIT_KEYS and protocol.get(key, value) != value:
+            raise ck.fail(
+                f"protocol.{key}",
+                f"{key} decides the splits and stays the base's ({_show(protocol[key])}), so that "
+                f"every comparison with {base_name!r} is paired",
+            )
+        protocol[key] = value
+    out["protocol"] = protocol
+    return out
+
+
+def _dataset_label(item: Any) -> Any:
+    if isinstance(item, Mapping):
+        return item.get("label", item.get("name"))
+    return item
 
 
 def parse_spec(

@@ -16,6 +16,7 @@ identity, so a changed plug-in file or an upgraded distribution reruns its cells
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.metadata
@@ -86,8 +87,13 @@ def resolve_estimator(
     PluginError
         The module is missing, the class absent, an entry point fails, or the name is unknown.
     """
+    cls = _resolve_class(name, plugins)
+    return cls, _source(cls, {p.module_name: p for p in plugins})
+
+
+def _resolve_class(name: str, plugins: Sequence[PluginFile]) -> type:
+    """The class ``name`` resolves to (see :func:`resolve_estimator`), without its provenance."""
     by_stem = {p.stem: p for p in plugins}
-    modules = {p.module_name: p for p in plugins}
     for plugin in plugins:  # a name registered by one of the spec's own plug-ins comes first
         module = load_plugin_file(plugin)
         for obj in vars(module).values():
@@ -96,7 +102,7 @@ def resolve_estimator(
                 and obj.__module__ == module.__name__
                 and vars(obj).get("registry_name") == name
             ):
-                return obj, _source(obj, modules)
+                return obj
     if ":" in name:
         module_name, _, attr = name.partition(":")
         if not module_name or not attr:
@@ -111,10 +117,9 @@ def resolve_estimator(
         if cls is None:
             where = plugin.name if plugin else f"module {module_name!r}"
             raise PluginError(f"{where} has no attribute {attr!r}")
-        return cls, _source(cls, modules)
+        return cls
     if name in _REGISTRY:
-        cls = _REGISTRY[name]
-        return cls, _source(cls, modules)
+        return _REGISTRY[name]
     eps = entry_point_methods()
     if name in eps:
         try:
@@ -125,7 +130,7 @@ def resolve_estimator(
                 f"entry point {name!r} ({eps[name].value}) failed to load: "
                 f"{type(exc).__name__}: {first}"
             ) from None
-        return cls, _source(cls, modules)
+        return cls
     try:
         get_method(name)
     except KeyError as exc:
@@ -145,7 +150,7 @@ def method_class(estimator: str, source: MethodSource | None) -> type:
         if hashlib.sha256(plugin.code.encode("utf-8")).hexdigest() != plugin.sha256:
             raise PluginError(f"plug-in file {plugin.name}: code does not match its sha256")
         plugins = (plugin,)
-    return resolve_estimator(estimator, plugins)[0]
+    return _resolve_class(estimator, plugins)
 
 
 def _import(module_name: str, name: str) -> types.ModuleType:
@@ -177,7 +182,7 @@ def _source(cls: Any, plugin_modules: dict[str, PluginFile]) -> MethodSource | N
 def _module_source(module_name: str) -> MethodSource:
     """An imported module's distribution and version, or its source file's sha256."""
     top = module_name.split(".")[0]
-    dists = importlib.metadata.packages_distributions().get(top, [])
+    dists = _distributions().get(top, [])
     if dists:
         dist = dists[0]
         return MethodSource(
@@ -186,6 +191,13 @@ def _module_source(module_name: str) -> MethodSource:
     file = getattr(sys.modules.get(module_name), "__file__", None)
     digest = hashlib.sha256(Path(file).read_bytes()).hexdigest() if file else None
     return MethodSource(module=module_name, sha256=digest)
+
+
+@functools.cache
+def _distributions() -> dict[str, list[str]]:
+    """Top-level module -> the installed distributions providing it (read once: it scans every
+    installed distribution's metadata)."""
+    return importlib.metadata.packages_distributions()
 
 
 def module_provenance(module_name: str) -> dict[str, Any]:

@@ -212,8 +212,12 @@ def entry_point_dist(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(site))
     import importlib
 
+    from kernbench.methods import plugins
+
     importlib.invalidate_caches()
+    plugins._distributions.cache_clear()  # the distributions are read once per process
     yield site
+    plugins._distributions.cache_clear()
     sys.modules.pop("tinyplug", None)
 
 
