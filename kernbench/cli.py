@@ -515,8 +515,9 @@ def significance(
         str | None,
         typer.Option("--control", help="Compare every method with this one [default: all pairs]."),
     ] = None,
-    alpha: Annotated[float, typer.Option("--alpha", help="Significance level.", min=1e-6, max=0.5)]
-    = 0.05,
+    alpha: Annotated[
+        float, typer.Option("--alpha", help="Significance level.", min=1e-6, max=0.5)
+    ] = 0.05,
     value: Annotated[
         str | None,
         typer.Option("--value", help="What to compare [default: the spec's table.value]."),

@@ -86,7 +86,15 @@ def load_spec(
 
 #: protocol keys that decide the splits: an extending spec keeps its base's, so that every
 #: comparison with the base's methods is paired
-SPLIT_KEYS = ("seed", "realisations", "train_size", "test_size", "stratify", "per_class", "fallback")
+SPLIT_KEYS = (
+    "seed",
+    "realisations",
+    "train_size",
+    "test_size",
+    "stratify",
+    "per_class",
+    "fallback",
+)
 REMOVE_KEYS = {"methods", "datasets"}
 _MAX_EXTENDS = 8
 

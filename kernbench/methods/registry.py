@@ -17,7 +17,11 @@ def register(name: str):
     """Class decorator adding an estimator class to the registry under ``name``."""
 
     def deco(cls: type) -> type:
-        if name in _REGISTRY and _REGISTRY[name] is not cls and not _same_plugin(_REGISTRY[name], cls):
+        if (
+            name in _REGISTRY
+            and _REGISTRY[name] is not cls
+            and not _same_plugin(_REGISTRY[name], cls)
+        ):
             raise ValueError(f"method name {name!r} registered twice")
         _REGISTRY[name] = cls
         cls.registry_name = name

@@ -397,13 +397,17 @@ def render_comparison(comp: Comparison) -> str:
             "",
         ]
         for d, tests in comp.per_dataset.items():
-            sig = [f"{a} vs {b} (t = {t:.2f}, p = {p:.3g})" for a, b, t, p in tests if p < comp.alpha]
+            sig = [
+                f"{a} vs {b} (t = {t:.2f}, p = {p:.3g})" for a, b, t, p in tests if p < comp.alpha
+            ]
             lines.append(f"- {d}: {'; '.join(sig) if sig else 'none'}")
     return "\n".join(lines) + "\n"
 
 
 # -- the critical-difference diagram ---------------------------------------------------------------
-def cd_figure(avg_ranks: Sequence[float], names: Sequence[str], cd: float, title: str = "") -> Figure:
+def cd_figure(
+    avg_ranks: Sequence[float], names: Sequence[str], cd: float, title: str = ""
+) -> Figure:
     """Demšar's critical-difference diagram: the rank axis (1 left), each method at its average
     rank, the CD as a scale bar, and a thick bar over each group not significantly different."""
     r = np.asarray(avg_ranks, dtype=float)

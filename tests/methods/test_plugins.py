@@ -120,7 +120,9 @@ def test_a_changed_plugin_file_changes_the_cell_identities(tmp_path):
 def test_carried_code_that_does_not_match_its_sha256_is_refused(tmp_path):
     (tmp_path / "my_method.py").write_text(PLUGIN)
     spec = load_spec(
-        write_spec(tmp_path, {"NM": {"estimator": "my_method:NearestMean"}}, plugins=["my_method.py"])
+        write_spec(
+            tmp_path, {"NM": {"estimator": "my_method:NearestMean"}}, plugins=["my_method.py"]
+        )
     )
     from dataclasses import replace
 
@@ -158,7 +160,9 @@ def test_bad_plugin_estimators_are_exit_2_naming_the_key_path(tmp_path, method, 
 def test_a_regressor_is_refused_on_classification_but_taken_for_regression(tmp_path):
     code, text = validate(write_spec(tmp_path, {"M": {"estimator": "sklearn.svm:SVR"}}))
     assert code == 2 and "is not a classifier" in text and "twonorm" in text
-    path = write_spec(tmp_path, {"M": {"estimator": "sklearn.svm:SVR"}}, datasets=["diabetes-efron"])
+    path = write_spec(
+        tmp_path, {"M": {"estimator": "sklearn.svm:SVR"}}, datasets=["diabetes-efron"]
+    )
     code, text = validate(path)
     assert code == 0, text
     code, text = validate(
@@ -174,9 +178,7 @@ def test_plugin_paths_outside_the_spec_tree_are_refused(tmp_path, where):
     (tmp_path / "outside.py").write_text(PLUGIN)
     os.symlink(tmp_path / "outside.py", spec_dir / "link.py")  # a symlink escaping the tree
     target = where if where != "/tmp/outside.py" else str(tmp_path / "outside.py")
-    path = write_spec(
-        spec_dir, {"M": {"estimator": "nearest_mean_test"}}, plugins=[target]
-    )
+    path = write_spec(spec_dir, {"M": {"estimator": "nearest_mean_test"}}, plugins=[target])
     code, text = validate(path)
     assert code == 2 and "plugins[0]" in text and "outside the spec's directory" in text, text
 
