@@ -211,8 +211,8 @@ def corrected_resampled_ttest(
         return math.nan, math.nan
     var = float(np.var(d, ddof=1))
     mean = float(np.mean(d))
-    if var == 0.0:
-        return (0.0, 1.0) if mean == 0.0 else (math.copysign(math.inf, mean), 0.0)
+    if var <= 1e-12 * max(1.0, mean * mean):  # equal differences, up to rounding
+        return (0.0, 1.0) if abs(mean) <= 1e-12 else (math.copysign(math.inf, mean), 0.0)
     t = mean / math.sqrt((1.0 / J + n_test / n_train) * var)
     return t, float(2.0 * stats.t.sf(abs(t), J - 1))
 
@@ -283,13 +283,13 @@ def build_comparison(
         raise ValueError(f"--control {control!r} is no method of the store ({exp.methods})")
     lower = _lower_is_better(value)
     loss = math.inf if lower else -math.inf
-    rows, used, left_out, timed_out = [], [], [], []
+    timed_out: list[tuple[str, str]] = []
     per_real: dict[str, dict[str, dict[int, float]]] = {}
     sizes: dict[str, tuple[float, float]] = {}
-    for d in exp.datasets:
-        means = []
+    means = np.full((len(exp.datasets), len(exp.methods)), math.nan)
+    for i, d in enumerate(exp.datasets):
         per_real[d] = {}
-        for m in exp.methods:
+        for j, m in enumerate(exp.methods):
             cell = exp.rows.get((d, m), {})
             vals = {}
             for r, row in cell.items():
@@ -304,19 +304,24 @@ def build_comparison(
             if timed:
                 timed_out.append((d, m))
             if timed and timeouts == "loss":
-                means.append(loss)
-            else:
-                means.append(float(np.mean(list(vals.values()))) if vals else math.nan)
-        if any(math.isnan(x) for x in means):
-            left_out.append(d)
-        else:
-            rows.append(means)
-            used.append(d)
-    scores = np.array(rows, dtype=float).reshape(len(rows), len(exp.methods))
-    comp = Comparison(
-        value, list(exp.methods), used, scores, alpha, timeouts, control, left_out, timed_out
-    )
-    k, n = len(exp.methods), len(used)
+                means[i, j] = loss
+            elif vals:
+                means[i, j] = float(np.mean(list(vals.values())))
+    # methods and data sets without any value were not run (a partial run, `--only`): they are
+    # not part of the comparison; a data set some run method lacks is left out (named)
+    ran = ~np.isnan(means).all(axis=0)
+    methods = [m for m, keep in zip(exp.methods, ran, strict=True) if keep]
+    if control is not None and control not in methods:
+        raise ValueError(f"--control {control!r} has no results in the store")
+    sub = means[:, ran]
+    complete = ~np.isnan(sub).any(axis=1)
+    touched = ~np.isnan(sub).all(axis=1)
+    used = [d for d, ok in zip(exp.datasets, complete, strict=True) if ok]
+    left_out = [d for d, ok, t in zip(exp.datasets, complete, touched, strict=True) if t and not ok]
+    scores = sub[complete]
+    timed_out = [(d, m) for d, m in timed_out if m in methods]
+    comp = Comparison(value, methods, used, scores, alpha, timeouts, control, left_out, timed_out)
+    k, n = len(methods), len(used)
     if k >= 2 and n >= 2:
         comp.friedman = friedman(rank_matrix(scores, lower_is_better=lower))
         comp.cd = critical_difference(k, n, alpha)
@@ -324,13 +329,13 @@ def build_comparison(
         if np.isnan(finite).any():  # a time-out counted as a loss: worse than any finite value
             worst = np.nanmax(np.abs(finite)) if np.isfinite(finite).any() else 1.0
             finite = np.where(np.isnan(finite), (1 if lower else -1) * (10.0 * worst + 1.0), finite)
-        comp.pairs = wilcoxon_holm(finite, exp.methods, control)
+        comp.pairs = wilcoxon_holm(finite, methods, control)
         comp.wtl = win_tie_loss(scores, lower_is_better=lower)
     for d, by_method in per_real.items():
-        if d not in sizes:
+        if d not in sizes or d not in used + left_out:
             continue
         tests = []
-        for a, b in _pairs(exp.methods, control):
+        for a, b in _pairs(methods, control):
             shared = sorted(set(by_method[a]) & set(by_method[b]))
             if len(shared) >= 2:
                 t, p = corrected_resampled_ttest(
@@ -415,9 +420,10 @@ def cd_figure(
     order = list(np.argsort(r, kind="stable"))
     half = (k + 1) // 2
     height = 1.6 + 0.28 * half
-    fig = Figure(figsize=(7.5, height))
-    ax = fig.add_axes((0.02, 0.02, 0.96, 0.96))
-    ax.set_xlim(0.2, k + 0.8)
+    fig = Figure(figsize=(8.0, height + (0.3 if title else 0.0)))
+    # the rank axis in the middle; the method names outside it, left and right
+    ax = fig.add_axes((0.26, 0.02, 0.48, 0.9 if title else 0.96))
+    ax.set_xlim(0.7, k + 0.3)
     ax.set_ylim(-0.35 * half - 0.9, 1.3)
     ax.axis("off")
     ax.hlines(0.0, 1, k, color="black", lw=1)
@@ -430,7 +436,7 @@ def cd_figure(
     for slot, i in enumerate(order):
         left = slot < half
         y = -0.35 * ((slot if left else k - 1 - slot) + 1) - 0.3
-        x_end = 0.3 if left else k + 0.7
+        x_end = 0.7 if left else k + 0.3
         ax.plot([r[i], r[i], x_end], [0.0, y, y], color="black", lw=0.8)
         ax.text(
             x_end + (-0.05 if left else 0.05),
@@ -439,13 +445,14 @@ def cd_figure(
             ha="right" if left else "left",
             va="center",
             fontsize=9,
+            clip_on=False,
         )
     for level, group in enumerate(cd_cliques(r, cd)):
         lo, hi = r[group[0]], r[group[-1]]
         y = -0.12 - 0.1 * level
         ax.hlines(y, lo - 0.03, hi + 0.03, color="black", lw=3.5)
     if title:
-        ax.set_title(title, fontsize=10)
+        fig.suptitle(title, fontsize=9)
     return fig
 
 
