@@ -14,10 +14,11 @@ errors and times):
   which widens the variance by ``n_test / n_train`` because random train/test splits overlap.
 
 Cells that timed out: with ``timeouts="exclude"`` (the default) a data set on which any method
-has no value is left out of the comparison over data sets (every test needs complete blocks) and
-named in :attr:`Comparison.left_out`; with ``timeouts="loss"`` a method that timed out on a
-realisation of a data set is ranked last on that data set (its mean is taken as +inf), which
-counts the time-out as a loss. Cells that failed are never counted as losses.
+timed out on a realisation, or has no value, is left out of the comparison over data sets (every
+test needs complete blocks) and named in :attr:`Comparison.left_out`; with
+``timeouts="loss"`` a method that timed out on a realisation of a data set is ranked last on that
+data set (its mean is taken as +inf), which counts the time-out as a loss. Cells that failed are
+never counted as losses.
 
 Only ``scipy.stats`` is used (``rankdata``, ``chi2``, ``f``, ``studentized_range``, ``wilcoxon``,
 ``t``); the tests in ``tests/report/test_significance.py`` reproduce Demšar's worked example.
@@ -287,6 +288,7 @@ def build_comparison(
     per_real: dict[str, dict[str, dict[int, float]]] = {}
     sizes: dict[str, tuple[float, float]] = {}
     means = np.full((len(exp.datasets), len(exp.methods)), math.nan)
+    seen = np.zeros(means.shape, dtype=bool)  # a value or a time-out: the method ran there
     for i, d in enumerate(exp.datasets):
         per_real[d] = {}
         for j, m in enumerate(exp.methods):
@@ -303,19 +305,20 @@ def build_comparison(
             timed = any(row["status"] == "timeout" for row in cell.values())
             if timed:
                 timed_out.append((d, m))
-            if timed and timeouts == "loss":
-                means[i, j] = loss
+            seen[i, j] = timed or bool(vals)
+            if timed:  # never the mean of the realisations that happened to finish
+                means[i, j] = loss if timeouts == "loss" else math.nan
             elif vals:
                 means[i, j] = float(np.mean(list(vals.values())))
     # methods and data sets without any value were not run (a partial run, `--only`): they are
     # not part of the comparison; a data set some run method lacks is left out (named)
-    ran = ~np.isnan(means).all(axis=0)
+    ran = seen.any(axis=0)
     methods = [m for m, keep in zip(exp.methods, ran, strict=True) if keep]
     if control is not None and control not in methods:
         raise ValueError(f"--control {control!r} has no results in the store")
     sub = means[:, ran]
     complete = ~np.isnan(sub).any(axis=1)
-    touched = ~np.isnan(sub).all(axis=1)
+    touched = seen[:, ran].any(axis=1)
     used = [d for d, ok in zip(exp.datasets, complete, strict=True) if ok]
     left_out = [d for d, ok, t in zip(exp.datasets, complete, touched, strict=True) if t and not ok]
     scores = sub[complete]

@@ -126,3 +126,51 @@ def test_cd_figure_names_every_method():
     fig = cd_figure([1.2, 2.5, 3.1, 3.2], ["A", "B", "C", "D"], 1.25, "t")
     texts = " ".join(t.get_text() for t in fig.axes[0].texts)
     assert all(name in texts for name in "ABCD") and "CD = 1.25" in texts
+
+
+def _experiment(cells):
+    """An Experiment of ``{(dataset, method): [(status, error), ...]}`` (errors as fractions)."""
+    from pathlib import Path
+
+    from kernbench.report.collect import Experiment
+
+    datasets = list(dict.fromkeys(d for d, _ in cells))
+    methods = list(dict.fromkeys(m for _, m in cells))
+    rows = {
+        key: {
+            r: {"status": st, "test_error": err, "result": {"n_train": 100, "n_test": 50}}
+            for r, (st, err) in enumerate(values)
+        }
+        for key, values in cells.items()
+    }
+    return Experiment(Path("."), "t", "t", datasets, methods, rows, dict.fromkeys(datasets, 2))
+
+
+def test_a_timed_out_cell_leaves_its_dataset_out_or_counts_as_a_loss():
+    from kernbench.report.significance import build_comparison, render_comparison
+
+    cells = {}
+    for i, d in enumerate(["d1", "d2", "d3", "d4"]):
+        cells[(d, "A")] = [("done", 0.10 + 0.01 * i), ("done", 0.12 + 0.01 * i)]
+        cells[(d, "B")] = [("done", 0.20), ("done", 0.22)]
+        cells[(d, "C")] = [("done", 0.30), ("done", 0.31)]
+    cells[("d4", "A")] = [("done", 0.05), ("timeout", None)]
+    exp = _experiment(cells)
+    excluded = build_comparison(exp)
+    assert excluded.datasets == ["d1", "d2", "d3"] and excluded.left_out == ["d4"]
+    assert excluded.timed_out == [("d4", "A")]
+    assert excluded.friedman.average_ranks.tolist() == [1.0, 2.0, 3.0]
+    text = render_comparison(excluded)
+    assert "Timed out (their data sets left out): A on d4" in text
+    loss = build_comparison(exp, timeouts="loss")
+    assert loss.datasets == ["d1", "d2", "d3", "d4"]
+    assert loss.friedman.average_ranks.tolist() == pytest.approx([1.5, 1.75, 2.75])
+    assert loss.wtl[0, 1].tolist() == [3, 0, 1]  # A loses d4 to B by its time-out
+    # a method that timed out everywhere stays in the comparison (and leaves every set out)
+    cells.update({(d, "D"): [("timeout", None)] for d in ["d1", "d2", "d3", "d4"]})
+    everywhere = build_comparison(_experiment(cells))
+    assert everywhere.methods == ["A", "B", "C", "D"] and everywhere.datasets == []
+    assert everywhere.friedman is None
+    # the corrected t-test per data set: A against C on d1 from the two realisations
+    (a, c, t, p) = next(x for x in loss.per_dataset["d1"] if x[:2] == ("A", "C"))
+    assert t == pytest.approx(corrected_resampled_ttest([10.0, 12.0], [30.0, 31.0], 100, 50)[0])
