@@ -739,9 +739,9 @@ def _check_tasks(
 ) -> None:
     """Refuse a (dataset, method) pair whose cells could only fail: a binary-only method on a
     dataset of three or more classes, a classifier on regression targets."""
-    from kernbench.methods import get_method
+    from kernbench.methods.plugins import method_class
 
-    tags = {m.label: get_method(m.estimator)().__sklearn_tags__() for m in methods}
+    tags = {m.label: method_class(m.estimator, m.source)().__sklearn_tags__() for m in methods}
     for i, d in enumerate(datasets):
         task, classes = _dataset_task(d)
         for m in methods:

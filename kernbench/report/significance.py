@@ -476,10 +476,11 @@ def significance_html(source: Experiment | str | os.PathLike[str], *, value: str
     data = base64.b64encode(buf.getvalue()).decode("ascii")
     return (
         "<h2>Statistics over data sets</h2>"
-        f'<figure><img alt="critical-difference diagram" src="data:image/png;base64,{data}">'
+        f'<figure><img alt="critical-difference diagram" style="max-width: 100%" '
+        f'src="data:image/png;base64,{data}">'
         "<figcaption>Critical-difference diagram (Nemenyi): methods joined by a bar are not "
         "significantly different.</figcaption></figure>"
-        f"<pre>{html.escape(render_comparison(comp))}</pre>"
+        f'<div class="wide"><pre>{html.escape(render_comparison(comp))}</pre></div>'
     )
 
 
