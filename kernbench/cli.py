@@ -548,6 +548,57 @@ def table(
         write_text_file(out_file, joined + "\n")
 
 
+# -- significance --------------------------------------------------------------------------------
+@app.command()
+@_guard
+def significance(
+    path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
+    control: Annotated[
+        str | None,
+        typer.Option("--control", help="Compare every method with this one [default: all pairs]."),
+    ] = None,
+    alpha: Annotated[
+        float, typer.Option("--alpha", help="Significance level.", min=1e-6, max=0.5)
+    ] = 0.05,
+    value: Annotated[
+        str | None,
+        typer.Option("--value", help="What to compare [default: the spec's table.value]."),
+    ] = None,
+    timeouts: Annotated[
+        str,
+        typer.Option("--timeouts", help="exclude: leave such data sets out; loss: rank it last."),
+    ] = "exclude",
+    spec: Annotated[
+        Path | None,
+        typer.Option("--spec", help="Use this spec's cells [default: the spec last run there]."),
+    ] = None,
+) -> None:
+    """Statistics over data sets: average ranks, Friedman / Iman–Davenport, Nemenyi CD,
+    Holm-corrected Wilcoxon, win/tie/loss, per-dataset corrected resampled t-tests.
+
+    Example: kernbench significance results/grand --control svm_gauss
+    """
+    from kernbench.records import VALUES
+    from kernbench.report.collect import load_experiment
+    from kernbench.report.significance import build_comparison, render_comparison
+
+    if value is not None and value not in VALUES:
+        raise UsageError("--value", f"expected one of {', '.join(VALUES)}, got {value!r}")
+    if timeouts not in ("exclude", "loss"):
+        raise UsageError("--timeouts", f"expected exclude or loss, got {timeouts!r}")
+    selection = _selection(spec)
+    for directory in _stores_at(path):
+        exp = load_experiment(directory, selection)
+        chosen = value or str(exp.table_spec.get("value", "test_error"))
+        try:
+            comp = build_comparison(
+                exp, value=chosen, alpha=alpha, control=control, timeouts=timeouts
+            )
+        except ValueError as exc:
+            raise UsageError("--control", str(exc)) from None
+        typer.echo(f"# {exp.title}\n\n{render_comparison(comp)}")
+
+
 # -- plot ----------------------------------------------------------------------------------------
 @app.command()
 @_guard
@@ -839,6 +890,7 @@ def methods(
         for key, cls in registry().items():
             params = ", ".join(f"{k}={v!r}" for k, v in default_params(cls).items())
             typer.echo(f"{key:<14} {cls.__name__:<14} {params}")
+        _list_entry_point_methods()
         typer.echo("\n`kernbench methods NAME` shows allowed values and meanings.")
         return
     _describe_method(name)
@@ -870,6 +922,19 @@ def restore(
     )
 
 
+def _list_entry_point_methods() -> None:
+    """The methods installed distributions register in the ``kernbench.methods`` group."""
+    from kernbench.methods.plugins import ENTRY_POINT_GROUP, entry_point_methods
+
+    eps = entry_point_methods()
+    if not eps:
+        return
+    typer.echo(f"\nfrom installed packages (entry-point group {ENTRY_POINT_GROUP}):")
+    for key, ep in sorted(eps.items()):
+        dist = f"{ep.dist.name} {ep.dist.version}" if ep.dist is not None else "?"
+        typer.echo(f"{key:<14} {ep.value}  [{dist}]")
+
+
 def _describe_method(name: str) -> None:
     import inspect
 
@@ -883,7 +948,7 @@ def _describe_method(name: str) -> None:
         raise UsageError("NAME", f"{exc.args[0]} (`kernbench methods` lists them)") from None
     summary = (inspect.getdoc(cls) or "").split("\n\n", 1)[0].replace("\n", " ")
     where = f"{cls.__module__}.{cls.__qualname__}"
-    out.print(f"[bold]{cls.registry_name}[/] — {where}", highlight=False)
+    out.print(f"[bold]{getattr(cls, 'registry_name', name)}[/] — {where}", highlight=False)
     out.print(escape(summary), highlight=False)
     path = getattr(cls, "path_param", None)
     if path:

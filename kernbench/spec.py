@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from kernbench.spec_types import (
     MAX_TIMEOUT_S,
     DatasetSpec,
     MethodSpec,
+    PluginFile,
     Protocol,
     Spec,
     TableSpec,
@@ -32,7 +34,9 @@ from kernbench.spec_types import (
 
 _MAX_GRID = 10_000
 
-TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table", "catalog"}
+TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table", "catalog", "plugins"}
+#: keys only a spec that ``extends`` another has (resolved by :func:`compose_spec`)
+EXTENDS_KEYS = {"extends", "remove"}
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
 METHOD_KEYS = {"estimator", "params", "grid", "take"}
 TAKE_KEYS = {"from", "params"}
@@ -71,12 +75,118 @@ def load_spec(
         Naming the file, the key path and what was expected.
     """
     data = load_yaml(path)
+    if isinstance(data, Mapping) and "extends" in data:
+        data = compose_spec(data, path)
     return parse_spec(
         data,
         file=str(path),
         check_datasets=check_datasets,
         dataset_checker=dataset_checker,
     )
+
+
+#: protocol keys that decide the splits: an extending spec keeps its base's, so that every
+#: comparison with the base's methods is paired
+SPLIT_KEYS = (
+    "seed",
+    "realisations",
+    "train_size",
+    "test_size",
+    "stratify",
+    "per_class",
+    "fallback",
+)
+REMOVE_KEYS = {"methods", "datasets"}
+_MAX_EXTENDS = 8
+
+
+def compose_spec(
+    data: Mapping[str, Any], path: str | os.PathLike[str], depth: int = 0
+) -> dict[str, Any]:
+    """``extends: BASE`` (a shipped spec's name, or a file relative to this spec): the base's
+    datasets and methods, less ``remove: {methods: [...], datasets: [...]}``, plus this spec's
+    (a label of the base is replaced); the base's protocol under this spec's ``protocol`` keys,
+    except those that decide the splits (:data:`SPLIT_KEYS`), which stay the base's. The base's
+    table reference (published numbers of a paper's table) is dropped.
+
+    Raises
+    ------
+    SpecError
+        An unknown base, a label to remove that the base lacks, a split key changed.
+    """
+    from kernbench.errors import UsageError
+    from kernbench.specs import resolve_spec
+
+    ck = _Checker(str(path))
+    base_name = ck.string(data["extends"], "extends")
+    if depth >= _MAX_EXTENDS:
+        raise ck.fail("extends", f"more than {_MAX_EXTENDS} levels of extends (a cycle?)")
+    local = Path(path).parent / base_name
+    try:
+        base_path = local if local.is_file() else resolve_spec(base_name)
+    except UsageError as exc:
+        raise ck.fail("extends", str(exc).removeprefix("SPEC: ")) from None
+    if not Path(base_path).is_file():
+        raise ck.fail("extends", f"no such spec: {Path(base_path).resolve()}")
+    base = load_yaml(base_path)
+    if isinstance(base, Mapping) and "extends" in base:
+        base = compose_spec(base, base_path, depth + 1)
+    if not isinstance(base, Mapping):
+        raise ck.fail("extends", f"{base_path} is not a spec mapping")
+    out = {k: v for k, v in base.items() if k not in ("plugins", "catalog")}
+    for key, value in data.items():
+        if key not in ("extends", "remove", "datasets", "methods", "protocol"):
+            out[key] = value
+    table = dict(out.get("table") or {})
+    if "table" not in data:
+        table.pop("reference", None)
+    out["table"] = table
+    remove = ck.mapping(data.get("remove") or {}, "remove", "a mapping {methods, datasets}")
+    ck.known_keys(remove, REMOVE_KEYS, "remove")
+    methods = dict(ck.mapping(base.get("methods") or {}, "extends"))
+    for j, label in enumerate(remove.get("methods") or []):
+        if label not in methods:
+            raise ck.fail(
+                f"remove.methods[{j}]",
+                f"{base_name!r} has no method {_show(label)}{_suggest(str(label), methods)}",
+            )
+        del methods[label]
+    methods.update(ck.mapping(data.get("methods") or {}, "methods"))
+    out["methods"] = methods
+    datasets = list(base.get("datasets") or [])
+    labels = [_dataset_label(d) for d in datasets]
+    for j, label in enumerate(remove.get("datasets") or []):
+        if label not in labels:
+            raise ck.fail(
+                f"remove.datasets[{j}]",
+                f"{base_name!r} has no dataset {_show(label)}{_suggest(str(label), labels)}",
+            )
+        datasets = [d for d in datasets if _dataset_label(d) != label]
+        labels = [_dataset_label(d) for d in datasets]
+    added = data.get("datasets") or []
+    if not isinstance(added, list):
+        raise ck.fail("datasets", f"expected a list of datasets to add, got {_show(added)}")
+    for item in added:
+        datasets = [d for d in datasets if _dataset_label(d) != _dataset_label(item)]
+    out["datasets"] = datasets + list(added)
+    protocol = dict(base.get("protocol") or {})
+    mine = ck.mapping(data.get("protocol") or {}, "protocol")
+    for key, value in mine.items():
+        if key in SPLIT_KEYS and protocol.get(key, value) != value:
+            raise ck.fail(
+                f"protocol.{key}",
+                f"{key} decides the splits and stays the base's ({_show(protocol[key])}), so that "
+                f"every comparison with {base_name!r} is paired",
+            )
+        protocol[key] = value
+    out["protocol"] = protocol
+    return out
+
+
+def _dataset_label(item: Any) -> Any:
+    if isinstance(item, Mapping):
+        return item.get("label", item.get("name"))
+    return item
 
 
 def parse_spec(
@@ -136,7 +246,8 @@ def _parse(ck: _Checker, data: Any, check_datasets: bool, dataset_checker: Any) 
     if "catalog" in top:
         _register_catalogue(ck, top["catalog"])
     datasets = _parse_datasets(ck, top["datasets"], check_datasets, dataset_checker, raw_protocol)
-    methods = _parse_methods(ck, top["methods"])
+    plugins = _parse_plugins(ck, top.get("plugins"))
+    methods = _parse_methods(ck, top["methods"], plugins, _task_kinds(datasets))
     if protocol.cv_folds < 2:
         for m in methods:
             if any(len(values) > 1 for values in m.grid.values()):
@@ -348,8 +459,14 @@ def _check_plain(ck: _Checker, value: Any, path: str, depth: int = 0) -> None:
 
 
 # -- methods -------------------------------------------------------------------------------------
-def _parse_methods(ck: _Checker, raw: Any) -> tuple[MethodSpec, ...]:
-    from kernbench.methods import get_method, registry
+def _parse_methods(
+    ck: _Checker,
+    raw: Any,
+    plugins: tuple[PluginFile, ...] = (),
+    kinds: dict[str, list[str]] | None = None,
+) -> tuple[MethodSpec, ...]:
+    from kernbench.methods import registry
+    from kernbench.methods.plugins import PluginError, resolve_estimator
 
     methods = ck.mapping(raw, "methods", "a mapping of method label -> {estimator, params, grid}")
     if not methods:
@@ -367,14 +484,17 @@ def _parse_methods(ck: _Checker, raw: Any) -> tuple[MethodSpec, ...]:
                 f"missing required key 'estimator' (one of: {', '.join(names)})",
             )
         est_name = m["estimator"]
-        if not isinstance(est_name, str) or est_name not in names:
+        if not isinstance(est_name, str) or not est_name.strip():
             raise ck.fail(
                 f"{path}.estimator",
-                f"unknown method {_show(est_name)}"
-                f"{_suggest(est_name, names) if isinstance(est_name, str) else ''} "
-                "(`kernbench methods` lists them)",
+                f"expected a method name or 'package.module:Class', got {_show(est_name)}",
             )
-        cls = get_method(est_name)
+        try:
+            cls, source = resolve_estimator(est_name, plugins)
+        except PluginError as exc:
+            hint = _suggest(est_name, names) if ":" not in est_name else ""
+            raise ck.fail(f"{path}.estimator", f"{exc}{hint}") from None
+        _check_estimator_kind(ck, cls, est_name, kinds, f"{path}.estimator")
         params = ck.mapping(m.get("params", {}) or {}, f"{path}.params")
         _check_plain(ck, params, f"{path}.params")
         grid_raw = ck.mapping(m.get("grid", {}) or {}, f"{path}.grid")
@@ -394,7 +514,9 @@ def _parse_methods(ck: _Checker, raw: Any) -> tuple[MethodSpec, ...]:
             if n_points > _MAX_GRID:
                 raise ck.fail(f"{path}.grid", f"grid has more than {_MAX_GRID} points")
         _validate_params(ck, cls, params, grid, path)
-        out.append(MethodSpec(label=label, estimator=est_name, params=params, grid=grid))
+        out.append(
+            MethodSpec(label=label, estimator=est_name, params=params, grid=grid, source=source)
+        )
     takes = {
         label: _parse_take(ck, body["take"], f"methods.{label}.take", label, out)
         for label, body in methods.items()
@@ -408,7 +530,7 @@ def _parse_take(
     ck: _Checker, raw: Any, path: str, label: str, methods: list[MethodSpec]
 ) -> TakeSpec:
     """``take: {from: LABEL, params: {target: source | {param: source, transform: NAME}}}``."""
-    from kernbench.methods import get_method
+    from kernbench.methods.plugins import method_class
     from kernbench.param_transforms import TRANSFORMS
 
     t = ck.mapping(raw, path, "a mapping {from, params}")
@@ -425,7 +547,8 @@ def _parse_take(
     raw_params = ck.mapping(t.get("params"), f"{path}.params", "a mapping target -> source")
     if not raw_params:
         raise ck.fail(f"{path}.params", "expected at least one parameter to take")
-    valid = set(get_method(me.estimator)().get_params(deep=False))
+    me_cls = method_class(me.estimator, me.source)
+    valid = set(me_cls().get_params(deep=False))
     taken: dict[str, tuple[str, str]] = {}
     for target, how in raw_params.items():
         tpath = f"{path}.params.{target}"
@@ -459,9 +582,90 @@ def _parse_take(
             mapped = [TRANSFORMS[transform](v) for v in values]
         except (TypeError, ValueError) as exc:
             raise ck.fail(f"{tpath}.transform", f"cannot map {source}.{param}: {exc}") from None
-        _validate_params(ck, get_method(me.estimator), me.params, {target: mapped}, path)
+        _validate_params(ck, me_cls, me.params, {target: mapped}, path)
         taken[target] = (param, transform)
     return TakeSpec(source=source, params=taken)
+
+
+def _parse_plugins(ck: _Checker, raw: Any) -> tuple[PluginFile, ...]:
+    """``plugins: [FILE.py, ...]``: Python files in the spec's directory tree, loaded now so that
+    the methods they register are known to the rest of the spec."""
+    from kernbench.methods.plugins import PluginError, load_plugin_file
+
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ck.fail("plugins", f"expected a list of Python files, got {_show(raw)}")
+    root = Path(ck.file).parent.resolve()
+    out: list[PluginFile] = []
+    for i, item in enumerate(raw):
+        path = f"plugins[{i}]"
+        name = ck.string(item, path)
+        if not name.endswith(".py"):
+            raise ck.fail(path, f"expected a Python file (*.py), got {_show(name)}")
+        target = (Path(ck.file).parent / name).resolve()  # symlinks followed
+        if Path(name).is_absolute() or not target.is_relative_to(root):
+            raise ck.fail(
+                path,
+                f"{_show(name)} resolves to {target}, outside the spec's directory {root}; "
+                "a plug-in file must lie in the spec's directory tree",
+            )
+        if not target.is_file():
+            raise ck.fail(path, f"no such file: {target}")
+        plugin = PluginFile.read(target)
+        if any(p.stem == plugin.stem for p in out):
+            raise ck.fail(path, f"two plug-in files named {plugin.stem!r}")
+        try:
+            load_plugin_file(plugin)
+        except PluginError as exc:
+            raise ck.fail(path, str(exc)) from None
+        out.append(plugin)
+    return tuple(out)
+
+
+def _task_kinds(datasets: tuple[DatasetSpec, ...]) -> dict[str, list[str]]:
+    """``"classification"`` / ``"regression"`` -> the labels of the spec's datasets of that kind
+    (datasets whose task is unknown are left out)."""
+    from kernbench.datasets import get_dataset
+
+    kinds: dict[str, list[str]] = {}
+    for ds in datasets:
+        try:
+            task = get_dataset(ds.name).task
+        except Exception:  # noqa: BLE001 - a dataset the (test's) checker invented
+            continue
+        kinds.setdefault("regression" if task == "regression" else "classification", []).append(
+            ds.label
+        )
+    return kinds
+
+
+def _check_estimator_kind(
+    ck: _Checker, cls: Any, name: str, kinds: dict[str, list[str]] | None, path: str
+) -> None:
+    """A scikit-learn estimator class, buildable with its defaults, of every dataset's kind."""
+    from sklearn.base import is_classifier, is_regressor
+
+    needed = ("fit", "predict", "get_params", "set_params")
+    if not isinstance(cls, type) or not all(callable(getattr(cls, a, None)) for a in needed):
+        raise ck.fail(
+            path,
+            f"{name!r} is not a scikit-learn estimator class (it needs {', '.join(needed)}; "
+            "subclass sklearn.base.BaseEstimator)",
+        )
+    try:
+        est = cls()
+    except Exception as exc:  # noqa: BLE001 - the class's own constructor
+        raise ck.fail(path, f"{name!r} cannot be built with its defaults: {exc}") from None
+    checks = {"classification": is_classifier, "regression": is_regressor}
+    for kind, labels in (kinds or {}).items():
+        if not checks[kind](est):
+            shown = ", ".join(labels[:3]) + (" ..." if len(labels) > 3 else "")
+            raise ck.fail(
+                path,
+                f"{name!r} is not a {'classifier' if kind == 'classification' else 'regressor'}, "
+                f"but the spec has {kind} datasets ({shown})",
+            )
 
 
 def _check_take_cycles(ck: _Checker, takes: dict[str, TakeSpec]) -> None:
@@ -479,9 +683,15 @@ def _validate_params(
     ck: _Checker, cls: type, params: dict[str, Any], grid: dict[str, list[Any]], path: str
 ) -> None:
     """Check names against the constructor and values against ``_parameter_constraints``."""
-    from sklearn.utils._param_validation import InvalidParameterError
+    from sklearn.utils._param_validation import (
+        InvalidParameterError,
+        validate_parameter_constraints,
+    )
 
-    valid = set(cls().get_params(deep=False))
+    try:
+        valid = set(cls().get_params(deep=False))
+    except Exception as exc:  # noqa: BLE001 - the class's own constructor
+        raise ck.fail(path, f"{cls.__name__} cannot be built with its defaults: {exc}") from None
     for pname in [*params, *grid]:
         if pname not in valid:
             where = "params" if pname in params else "grid"
@@ -494,10 +704,13 @@ def _validate_params(
     def check(kw: dict[str, Any], where: str, value: Any) -> None:
         try:
             est = cls(**kw)
-            if getattr(est, "_parameter_constraints", None) is not None:
-                est._validate_params()
+            constraints = getattr(est, "_parameter_constraints", None)
+            if constraints:
+                validate_parameter_constraints(
+                    constraints, est.get_params(deep=False), caller_name=cls.__name__
+                )
         except (InvalidParameterError, ValueError, TypeError) as exc:
-            text = str(exc).replace(f"The {next(iter(kw))!r} parameter of {cls.__name__} ", "")
+            text = re.sub(rf"^The '\w+' parameter of {cls.__name__} ", "", str(exc))
             raise ck.fail(where, f"bad value {_show(value)}: {text}") from None
 
     base = dict(params)
@@ -529,9 +742,9 @@ def _check_tasks(
 ) -> None:
     """Refuse a (dataset, method) pair whose cells could only fail: a binary-only method on a
     dataset of three or more classes, a classifier on regression targets."""
-    from kernbench.methods import get_method
+    from kernbench.methods.plugins import method_class
 
-    tags = {m.label: get_method(m.estimator)().__sklearn_tags__() for m in methods}
+    tags = {m.label: method_class(m.estimator, m.source)().__sklearn_tags__() for m in methods}
     for i, d in enumerate(datasets):
         task, classes = _dataset_task(d)
         for m in methods:

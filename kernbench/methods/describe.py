@@ -16,7 +16,7 @@ from typing import Any
 
 from sklearn.utils._param_validation import Interval, Options, StrOptions, make_constraint
 
-from kernbench.methods.registry import default_params, get_method, registry
+from kernbench.methods.registry import default_params, registry
 
 __all__ = ["ParameterDoc", "describe_method", "docstring_parameters", "format_constraint"]
 
@@ -124,7 +124,14 @@ def describe_method(name: str) -> tuple[type, list[ParameterDoc]]:
         Unknown method, with suggestions.
     """
     by_class = {cls.__name__.lower(): cls for cls in registry().values()}
-    cls = by_class.get(name.lower()) or get_method(name)
+    cls = by_class.get(name.lower())
+    if cls is None:  # a registered name, an entry point or 'package.module:Class'
+        from kernbench.methods.plugins import PluginError, resolve_estimator
+
+        try:
+            cls = resolve_estimator(name)[0]
+        except PluginError as exc:
+            raise KeyError(str(exc)) from None
     meanings = docstring_parameters(cls)
     params = []
     for pname, default in default_params(cls).items():

@@ -17,13 +17,25 @@ def register(name: str):
     """Class decorator adding an estimator class to the registry under ``name``."""
 
     def deco(cls: type) -> type:
-        if name in _REGISTRY and _REGISTRY[name] is not cls:
+        if (
+            name in _REGISTRY
+            and _REGISTRY[name] is not cls
+            and not _same_plugin(_REGISTRY[name], cls)
+        ):
             raise ValueError(f"method name {name!r} registered twice")
         _REGISTRY[name] = cls
         cls.registry_name = name
         return cls
 
     return deco
+
+
+def _same_plugin(old: type, new: type) -> bool:
+    """True when both classes come from plug-in files (a later plug-in, or a changed content of
+    the same file, takes the name over; a spec's own plug-ins are looked up first anyway)."""
+    from kernbench.spec_types import PLUGIN_PREFIX
+
+    return old.__module__.startswith(PLUGIN_PREFIX) and new.__module__.startswith(PLUGIN_PREFIX)
 
 
 def registry() -> dict[str, type]:

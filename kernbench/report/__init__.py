@@ -15,6 +15,7 @@ from kernbench.report import (  # noqa: F401
     figures_multiboost_cw,
     figures_multiclass,
     figures_time,
+    significance,
 )
 from kernbench.report.collect import Selection
 from kernbench.report.figures import trace_figures

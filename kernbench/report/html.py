@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kernbench.report.render import _count, _dataset_label, _legend, _ours, _published_text
+from kernbench.report.significance import significance_html
 from kernbench.report.tables import Table, build_table
 from kernbench.store import Store, find_stores
 from kernbench.writing import write_text_file
@@ -234,6 +235,7 @@ def write_html_report(directory: str | os.PathLike[str], reference: bool = True)
             f"<p>Results directory: <code>{_e(directory)}</code></p>",
             "<h2>Table</h2>",
             _table_html(table),
+            significance_html(directory, value=table.value),
             "<h2>Figures</h2>",
             _figures_html(directory),
             "<h2>Run provenance</h2>",

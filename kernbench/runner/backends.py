@@ -158,6 +158,7 @@ class CellExecutor:
         self.in_flight: dict[str, Cell] = {}
         self._stack = contextlib.ExitStack()
         self._entered = False
+        self._client: Any = None
 
     def __enter__(self) -> CellExecutor:
         """Connect to the backend (Dask: the scheduler, or a new LocalCluster) before any work."""
@@ -167,6 +168,7 @@ class CellExecutor:
             try:
                 client = self._stack.enter_context(dask_client(self.scheduler, self.jobs))
                 check_worker_versions(client, self.scheduler or "the local Dask cluster")
+                self._client = client
                 self._stack.enter_context(
                     parallel_config(backend="dask", wait_for_workers_timeout=60)
                 )
@@ -250,6 +252,7 @@ class CellExecutor:
         """Cells never raise (a failing cell is a ``failed`` record), so whatever the Dask
         backend raises is the cluster's: a lost scheduler becomes one :class:`BackendError`."""
         where = self.scheduler or "the local Dask cluster"
+        check_worker_plugins(self._client, cells, where)
         try:
             yield from self._run_joblib(cells, n_jobs=-1)
         except (KernbenchError, KeyboardInterrupt, GeneratorExit):
@@ -317,6 +320,33 @@ def check_worker_versions(client: Any, where: str) -> None:
             f"Dask worker {addr}{more} at {where} runs kernbench {theirs}, this driver "
             f"{kernbench.__version__}; install the same kernbench on every worker, then rerun"
         )
+
+
+def check_worker_plugins(client: Any, cells: Sequence[Cell], where: str) -> None:
+    """Refuse a cluster whose workers cannot import a plug-in module of the cells, or import
+    another version of it (before any submission). A plug-in file's code travels with its
+    cells, so it needs nothing on the workers."""
+    from kernbench.methods.plugins import module_provenance
+
+    wanted = {
+        c.method.source.module: c.method.source.record()
+        for c in cells
+        if c.method.source is not None and c.method.source.code is None
+    }
+    for module, mine in sorted(wanted.items()):
+        answers = client.run(module_provenance, module, on_error="return")
+        for addr, theirs in sorted(answers.items()):
+            if isinstance(theirs, BaseException):
+                first = (str(theirs).splitlines() or [""])[0][:200]
+                raise BackendError(
+                    f"Dask worker {addr} at {where} cannot import the plug-in module {module!r} "
+                    f"({type(theirs).__name__}: {first}); install it on every worker, then rerun"
+                )
+            if theirs != mine:
+                raise BackendError(
+                    f"Dask worker {addr} at {where} has plug-in module {module!r} as {theirs}, "
+                    f"this driver as {mine}; install the same on every worker, then rerun"
+                )
 
 
 @contextlib.contextmanager

@@ -129,7 +129,7 @@ def run_cell(cell: Cell) -> CellRecord:
 
 def _run_cell(cell: Cell) -> CellRecord:
     from kernbench.datasets import RealisationUnavailable, make_realisation, register_entry
-    from kernbench.methods import get_method
+    from kernbench.methods.plugins import method_class
     from kernbench.runner.select import select_fit_score
 
     started = time.time()
@@ -147,7 +147,7 @@ def _run_cell(cell: Cell) -> CellRecord:
         )
         scale = fit_scaler(real.X_train, cell.protocol.preprocess, cell.protocol.minmax_range)
         X_train, X_test = scale(real.X_train), scale(real.X_test)
-        cls = get_method(cell.method.estimator)
+        cls = method_class(cell.method.estimator, cell.method.source)
         taken = dict(cell.taken)  # chosen by another method's cell (``take``)
         est = cls(**cell.method.params, **taken)
         if "random_state" in est.get_params() and "random_state" not in cell.method.params:
@@ -191,6 +191,8 @@ def _run_cell(cell: Cell) -> CellRecord:
             "host": socket.gethostname(),
             **outcome.extra,
         }
+        if cell.method.source is not None:  # provenance of a plug-in method
+            result["plugin"] = cell.method.source.record()
         if taken:
             result["taken"] = {"from": cell.method.take.source, "cell_id": cell.source_id}
         errors = {"test_error": outcome.test_error, "train_error": outcome.train_error}

@@ -84,6 +84,8 @@ def cell_identity(
         "protocol": protocol.identity(),
         "version": version if version is not None else kernbench.__version__,
     }
+    if method.source is not None:  # a plug-in: its distribution and version, or file sha256
+        payload["plugin"] = method.source.record()
     revision = _result_revision(method)
     if revision:
         payload["revision"] = revision
@@ -98,13 +100,13 @@ def cell_identity(
 
 def _result_revision(method: MethodSpec) -> int:
     """The result revision of ``method``'s cells (0 if its estimator has none or is not
-    registered): ``_result_revision_for(params, grid)`` if the class has it, else
+    resolved): ``_result_revision_for(params, grid)`` if the class has it, else
     ``_result_revision``."""
-    from kernbench.methods import get_method  # the runner imports the methods anyway
+    from kernbench.methods.plugins import PluginError, method_class  # the runner imports them
 
     try:
-        cls = get_method(method.estimator)
-    except KeyError:
+        cls = method_class(method.estimator, method.source)
+    except PluginError:
         return 0
     rule = getattr(cls, "_result_revision_for", None)
     if rule is not None:

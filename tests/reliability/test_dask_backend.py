@@ -140,3 +140,39 @@ def test_scheduler_killed_mid_run_is_exit_2_and_keeps_finished_cells(reference_r
     assert trial.exit_code == 2, trial.stderr
     assert "Traceback" not in trial.stderr and "lost the Dask scheduler" in trial.stderr
     assert trial.check.ok, trial.check  # after restarting and rerunning: every cell, once
+
+
+def test_workers_that_cannot_import_a_plugin_module_are_refused_before_any_work(
+    cluster, tmp_path, monkeypatch
+):
+    import sys
+    import types
+
+    import yaml
+    from sklearn.neighbors import NearestCentroid
+
+    # a module only this driver process has: the workers cannot import it
+    module = types.ModuleType("driver_only_plugin")
+    module.Centroid = type("Centroid", (NearestCentroid,), {"__module__": "driver_only_plugin"})
+    monkeypatch.setitem(sys.modules, "driver_only_plugin", module)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        yaml.safe_dump(
+            {
+                "name": "plugin-on-dask",
+                "protocol": {"n_realisations": 1, "train_size": 0.5, "cv_folds": 2},
+                "datasets": ["twonorm"],
+                "methods": {"C": {"estimator": "driver_only_plugin:Centroid"}},
+            }
+        )
+    )
+    out = tmp_path / "p"
+    res = runner.invoke(
+        app,
+        ["run", str(spec), "--out", str(out), "--backend", "dask"]
+        + ["--scheduler", cluster.scheduler_address],
+    )
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert "Traceback" not in res.output and "cannot import the plug-in module" in text, text
+    assert "'driver_only_plugin'" in text and "install it on every worker" in text

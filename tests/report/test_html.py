@@ -110,8 +110,10 @@ def test_page_has_published_ours_and_verdict_per_cell(reference_store):
 
 def test_page_embeds_figures_and_gives_provenance_and_failed_cells(reference_store):
     page = parse(write_html_report(reference_store))
-    images = [a["src"] for t, a in page.tags if t == "img"]
-    assert images == ["data:image/png;base64," + base64.b64encode(PNG).decode()]
+    images = {a["alt"]: a["src"] for t, a in page.tags if t == "img"}
+    cd = images.pop("critical-difference diagram")  # the statistics over data sets
+    assert cd.startswith("data:image/png;base64,")
+    assert list(images.values()) == ["data:image/png;base64," + base64.b64encode(PNG).decode()]
     for tag, attrs in page.tags:  # nothing is loaded from elsewhere
         assert tag not in ("script", "link", "iframe")
         for key in ("src", "href"):
@@ -201,8 +203,11 @@ def test_page_loads_in_headless_chromium_without_console_errors(reference_store)
         assert browser.title == "Synthetic ref"
         cells = browser.find_elements(By.CSS_SELECTOR, "table.results td.verdict")
         assert {c.text for c in cells} == {"agrees", "differs"}
-        image = browser.find_element(By.TAG_NAME, "img")
-        assert browser.execute_script("return arguments[0].naturalWidth", image) == 1  # decoded
+        widths = [
+            browser.execute_script("return arguments[0].naturalWidth", image)
+            for image in browser.find_elements(By.TAG_NAME, "img")
+        ]
+        assert widths == [880, 1]  # both decoded: the CD diagram (8 in at 110 dpi), the figure
         assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
         shot = os.environ.get("KERNBENCH_REPORT_SCREENSHOT")  # docs/ keeps one, taken so
         if shot:
