@@ -99,15 +99,6 @@ class CGBoostBase(ColumnGenerationClassifier):
         "random_state": ["random_state"],
     }
 
-    @staticmethod
-    def _result_revision_for(params: dict[str, Any], grid: dict[str, list[Any]]) -> int:
-        """Revision 1 (the runner reruns stored cells of older code): the 2-norm's default TR2
-        threshold is relative to the full problem's duality gap; 1-norm cells and cells with an
-        explicit ``tol`` keep their results and their identity."""
-        norms = grid.get("norm", [params.get("norm", "l2")])
-        tols = grid.get("tol", [params.get("tol")])
-        return int("l2" in norms and any(t is None for t in tols))
-
     # ------------------------------------------------------------------ subclass hooks
     def _row_form(self, y: np.ndarray) -> RowForm:
         raise NotImplementedError

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from numbers import Integral, Real
-from typing import Any
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -86,16 +85,6 @@ class CGENS(ColumnGenerationClassifier):
         "gap_trace": ["boolean"],
         "random_state": ["random_state"],
     }
-
-    @staticmethod
-    def _result_revision_for(params: dict[str, Any], grid: dict[str, list[Any]]) -> int:
-        """1: the exact-bias SMO's face steps follow zero-curvature rays; 3, exact bias only: the
-        SMO shrinks its active set (LIBSVM's shrinking, every 20 pair updates; 2 shrank every
-        1000). Each ends restricted solves at other points within the tolerance, so later
-        columns and test errors can differ; cells with ``bias_mode: liblinear`` keep revision 1
-        and their identity."""
-        modes = grid.get("bias_mode", [params.get("bias_mode", "exact")])
-        return 3 if "exact" in modes else 1
 
     _binary_only = True
     _include_constant = False  # the model has a bias: no constant column

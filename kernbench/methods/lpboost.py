@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from numbers import Integral, Real
-from typing import Any
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -111,16 +110,6 @@ class LPBoost(ColumnGenerationClassifier):
         "max_bins": [Interval(Integral, 2, MAX_BINS_LIMIT, closed="both"), None],
         "random_state": ["random_state"],
     }
-
-    @staticmethod
-    def _result_revision_for(params: dict[str, Any], grid: dict[str, list[Any]]) -> int:
-        """1: C=None runs the ν-LP (was the C-form with C = 1/(νm)); 2: the ν-master stores ±1
-        columns sparsely, and the simplex may pick other optimal duals of degenerate restricted
-        LPs; 3: the ν-LP held as its dual (cut rows, dual simplex): other optimal duals again,
-        other paths; 4, C-form cells only: the C-form (4) held as its dual (5), grown by cuts.
-        ν-form cells keep revision 3 and their identity."""
-        cs = grid.get("C", [params.get("C")])
-        return 4 if any(c is not None for c in cs) else 3
 
     _binary_only = True
     _include_constant = True  # bias-free model: the constant stump acts as the bias
