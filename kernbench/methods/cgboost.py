@@ -37,7 +37,7 @@ the overall best one. Single-kernel and composite-kernel baselines are the same 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
@@ -48,6 +48,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
+from kernbench.methods.constraints import CrossConstraint, check_cross_constraints
 from kernbench.methods.registry import register
 from kernbench.solvers.column_buffer import ColumnBuffer
 from kernbench.solvers.kernel_masters import (
@@ -64,6 +65,51 @@ from kernbench.weak.kernel_columns import KernelColumnSpace, make_kernel
 from kernbench.weak.stumps import SpaceExhaustedError
 
 TERMINATION_RULES = ("TR1", "TR2", "TR3")
+
+
+def _svm_form(params: Mapping[str, Any], classification: bool) -> bool:
+    """The classification QP (11): an SVM on the selected columns (2-norm, free α, free b)."""
+    return (
+        classification
+        and params["norm"] == "l2"
+        and params["alpha_sign"] == "free"
+        and params["bias"] == "free"
+    )
+
+
+def _tr3_needs_validation(params: Mapping[str, Any]) -> str | None:
+    if params["termination"] == "TR3" and params["validation_fraction"] == 0:
+        return "termination='TR3' needs validation_fraction > 0 (a validation set)"
+    return None
+
+
+def _solver_fits_norm(params: Mapping[str, Any]) -> str | None:
+    if params["solver"] == "osqp" and params["norm"] == "l1":
+        return "solver='osqp' solves the 2-norm QP; use 'highs' or 'cvxpy' for l1"
+    if params["solver"] == "highs" and params["norm"] == "l2":
+        return "solver='highs' solves the 1-norm LP; use 'osqp' or 'cvxpy' for l2"
+    return None
+
+
+def _svm_solver_needs_qp11(classification: bool) -> CrossConstraint:
+    def violation(params: Mapping[str, Any]) -> str | None:
+        solver = params["solver"]
+        if solver in ("svm", "smo") and not _svm_form(params, classification):
+            return (
+                f"solver={solver!r} solves the classification QP (11) only (l2, free α, free bias)"
+            )
+        return None
+
+    return CrossConstraint(("solver", "norm", "alpha_sign", "bias"), violation)
+
+
+def cgboost_constraints(classification: bool) -> tuple[CrossConstraint, ...]:
+    """The parameter combinations CG-Boost refuses (a classifier, or the regressor)."""
+    return (
+        CrossConstraint(("termination", "validation_fraction"), _tr3_needs_validation),
+        CrossConstraint(("solver", "norm"), _solver_fits_norm),
+        _svm_solver_needs_qp11(classification),
+    )
 
 
 class CGBoostBase(ColumnGenerationClassifier):
@@ -136,8 +182,7 @@ class CGBoostBase(ColumnGenerationClassifier):
         -------
         self
         """
-        if self.termination == "TR3" and self.validation_fraction == 0:
-            raise ValueError("termination='TR3' needs validation_fraction > 0 (a validation set)")
+        check_cross_constraints(self)
         self._val = None
         if self.validation_fraction > 0:
             X, y, self._val = self._split_validation(X, y)
@@ -152,12 +197,7 @@ class CGBoostBase(ColumnGenerationClassifier):
         self._gap_rule = self.norm == "l2" and self.tol is None  # the threshold of (Prop. 4.1)
         self._thr = self._thr_base + self._eps
         solver = self.solver
-        svm_form = (  # the classification QP (11): an SVM on the selected columns
-            self.norm == "l2"
-            and self.alpha_sign == "free"
-            and self.bias == "free"
-            and self._rows.n_rows == self._rows.m
-        )
+        svm_form = _svm_form(self.get_params(deep=False), self._rows.n_rows == self._rows.m)
         if solver == "auto":
             # measured (benchmarks/bench_cgboost.py --parts master, pendigits, the first 100
             # columns of a 2-norm fit, paired per solve): the warm-started SMO master's median
@@ -166,14 +206,6 @@ class CGBoostBase(ColumnGenerationClassifier):
             # Otherwise the OSQP lifted-dual master (2.8-2.9x faster per median solve than
             # cvxpy + Clarabel at m = 300 and 1000, objectives within 3e-9)
             solver = "highs" if self.norm == "l1" else ("smo" if svm_form else "osqp")
-        if solver == "osqp" and self.norm == "l1":
-            raise ValueError("solver='osqp' solves the 2-norm QP; use 'highs' or 'cvxpy' for l1")
-        if solver == "highs" and self.norm == "l2":
-            raise ValueError("solver='highs' solves the 1-norm LP; use 'osqp' or 'cvxpy' for l2")
-        if solver in ("svm", "smo") and not svm_form:
-            raise ValueError(
-                f"solver={solver!r} solves the classification QP (11) only (l2, free α, free bias)"
-            )
         self.solver_ = solver
         kw = dict(alpha_sign=self.alpha_sign, bias=self.bias == "free")
         if solver == "osqp":
@@ -472,6 +504,7 @@ class CGBoost(CGBoostBase):
     """
 
     _parameter_constraints: dict = dict(CGBoostBase._common_constraints)
+    _cross_constraints = cgboost_constraints(classification=True)
 
     def __init__(
         self,

@@ -22,7 +22,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
-from kernbench.methods.cgboost import CGBoostBase, _seed
+from kernbench.methods.cgboost import CGBoostBase, _seed, cgboost_constraints
 from kernbench.methods.registry import register
 from kernbench.solvers.kernel_masters import RowForm
 
@@ -52,6 +52,7 @@ class CGBoostRegressor(RegressorMixin, CGBoostBase):
         **CGBoostBase._common_constraints,
         "epsilon": [Interval(Real, 0, None, closed="left")],
     }
+    _cross_constraints = cgboost_constraints(classification=False)
 
     def __init__(
         self,

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
+from kernbench.methods.constraints import MAX_BINS_NEEDS_STUMPS
 from kernbench.methods.registry import register
 from kernbench.solvers.linear_svm import RestrictedLinearSVM
 from kernbench.weak.base import Pick
@@ -85,6 +86,7 @@ class CGENS(ColumnGenerationClassifier):
         "gap_trace": ["boolean"],
         "random_state": ["random_state"],
     }
+    _cross_constraints = (MAX_BINS_NEEDS_STUMPS,)
 
     _binary_only = True
     _include_constant = False  # the model has a bias: no constant column

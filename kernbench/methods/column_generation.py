@@ -74,6 +74,7 @@ from sklearn.base import _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.base import IterativeMixin, KernbenchClassifier
+from kernbench.methods.constraints import check_cross_constraints
 from kernbench.weak.base import ColumnSet, Pick
 from kernbench.weak.fourier import FourierSpace
 from kernbench.weak.perceptron import PerceptronSpace
@@ -212,8 +213,6 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         """The weak-learner space on the training X, or None if it has no candidate."""
         kind = getattr(self, "weak_learner", "stump")
         max_bins = getattr(self, "max_bins", None)
-        if max_bins is not None and kind != "stump":
-            raise ValueError(f"max_bins applies to weak_learner='stump' only, not {kind!r}")
         if kind == "stump":
             space = StumpSpace(X, include_constant=self._include_constant, max_bins=max_bins)
             return space if space.n_candidates > 0 else None
@@ -431,6 +430,7 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         -------
         self
         """
+        check_cross_constraints(self)
         X, y, _ = self._check_training_data(X, y, binary_only=self._binary_only)
         self._rng = self._make_rng()
         m = X.shape[0]

@@ -33,6 +33,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
+from kernbench.methods.constraints import MAX_BINS_NEEDS_STUMPS
 from kernbench.methods.registry import register
 from kernbench.solvers.lp import (
     IncrementalLPCutMaster,
@@ -110,6 +111,7 @@ class LPBoost(ColumnGenerationClassifier):
         "max_bins": [Interval(Integral, 2, MAX_BINS_LIMIT, closed="both"), None],
         "random_state": ["random_state"],
     }
+    _cross_constraints = (MAX_BINS_NEEDS_STUMPS,)
 
     _binary_only = True
     _include_constant = True  # bias-free model: the constant stump acts as the bias
