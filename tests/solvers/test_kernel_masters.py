@@ -317,7 +317,7 @@ def test_smo_master_moves_to_the_interior_point_after_a_solve_with_many_face_ste
     assert master.n_ipm_solves == sum(s.startswith("ipm") for s in statuses)
     # back to SMO once the interior point's measured cost per m·r² predicts more than the SMO
     # solve that moved the master to it
-    master._ipm, master._smo_time, master._ipm_rate = True, 1.0, 10.0
+    master.ipm.active, master.ipm.smo_time, master.ipm.rate = True, 1.0, 10.0
     master.add_column(A[:, 12])
     assert master.solve().status == "smo"
 
