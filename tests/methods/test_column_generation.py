@@ -213,3 +213,24 @@ def test_signed_column_ids_separate_h_from_minus_h():
     for i in range(n):
         assert ids.id_of(space.column(i)) == ids.ids[i]
         assert ids.id_of(-space.column(i)) == ids.ids[n + i] != ids.ids[i]
+
+
+def test_every_stop_reason_is_one_of_the_shared_values():
+    """``stop_reason_`` takes its values from one table for every column-generation method."""
+    from kernbench.methods import get_method
+    from kernbench.methods.column_generation import STOP_REASONS
+
+    X, y = _blobs(m=60)
+    yb = (y == 0).astype(int)
+    fits = [
+        get_method("cgens")(max_iter=5).fit(X, yb),
+        get_method("lpboost")(max_iter=5).fit(X, yb),
+        get_method("cgens_sls")(max_iter=5).fit(X, y),
+        get_method("multiboost")(max_iter=5, solver="newton").fit(X, y),
+        get_method("multiboost_cw")(max_iter=5).fit(X, y),
+        get_method("cgboost")(kernels=["linear"], max_iter=5).fit(X, yb),
+        get_method("cgboost_regressor")(kernels=["linear"], max_iter=5).fit(X, X[:, 0]),
+        CGENS(C=100.0, tol=0.0, max_iter=50).fit(X[:4, :1], [0, 1, 0, 1]),  # exhausted
+    ]
+    assert {est.stop_reason_ for est in fits} <= set(STOP_REASONS)
+    assert "exhausted" in {est.stop_reason_ for est in fits}
