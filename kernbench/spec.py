@@ -9,6 +9,7 @@ before any work: method parameters are checked against each estimator's own
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
@@ -514,6 +515,7 @@ def _parse_methods(
             if n_points > _MAX_GRID:
                 raise ck.fail(f"{path}.grid", f"grid has more than {_MAX_GRID} points")
         _validate_params(ck, cls, params, grid, path)
+        _check_combinations(ck, cls, params, grid, path)
         out.append(
             MethodSpec(label=label, estimator=est_name, params=params, grid=grid, source=source)
         )
@@ -583,6 +585,7 @@ def _parse_take(
         except (TypeError, ValueError) as exc:
             raise ck.fail(f"{tpath}.transform", f"cannot map {source}.{param}: {exc}") from None
         _validate_params(ck, me_cls, me.params, {target: mapped}, path)
+        _check_combinations(ck, me_cls, me.params, {**me.grid, target: mapped}, path)
         taken[target] = (param, transform)
     return TakeSpec(source=source, params=taken)
 
@@ -719,6 +722,32 @@ def _validate_params(
     for pname, values in grid.items():
         for j, value in enumerate(values):
             check({**base, pname: value}, f"{path}.grid.{pname}[{j}]", value)
+
+
+def _check_combinations(
+    ck: _Checker, cls: type, params: dict[str, Any], grid: dict[str, list[Any]], path: str
+) -> None:
+    """Check every grid point (with the fixed ``params``) against the estimator's constraints
+    between parameters (``_cross_constraints``); the first refused one fails, named."""
+    from kernbench.methods.constraints import cross_violation
+
+    if not getattr(cls, "_cross_constraints", ()):
+        return
+    defaults = cls().get_params(deep=False)
+    names = list(grid)
+    for point in itertools.product(*(grid[n] for n in names)):
+        combo = dict(zip(names, point))
+        found = cross_violation(cls, {**params, **combo}, defaults=defaults)
+        if found is None:
+            continue
+        rule, message = found
+        full = {**defaults, **params, **combo}
+        shown = [*rule.names, *(n for n in names if n not in rule.names)]
+        where = "grid" if any(n in combo for n in rule.names) else "params"
+        text = ", ".join(
+            f"{n}: {full[n] if isinstance(full[n], str) else _show(full[n])}" for n in shown
+        )
+        raise ck.fail(f"{path}.{where}", f"incompatible parameters {text} ({message})")
 
 
 # -- datasets x methods --------------------------------------------------------------------------

@@ -179,6 +179,28 @@ def test_methods_and_validate(tmp_path):
     assert res.exit_code == 0 and "8 cells" in res.output
 
 
+def test_validate_refuses_a_grid_combining_incompatible_parameters(tmp_path):
+    """Every grid point is checked against the estimator's constraints between parameters:
+    the refused combination is named, exit 2, no traceback."""
+    spec = {
+        **SPEC,
+        "methods": {
+            "CGB": {
+                "estimator": "cgboost",
+                "params": {"validation_fraction": 0.2},
+                "grid": {"norm": ["l2", "l1"], "solver": ["cvxpy", "osqp"], "termination": ["TR3"]},
+            }
+        },
+    }
+    res = runner.invoke(app, ["validate", str(write_spec(tmp_path, spec))])
+    assert res.exit_code == 2, res.output
+    assert "methods.CGB.grid" in res.output
+    assert "solver: osqp, norm: l1, termination: TR3" in res.output
+    assert "Traceback" not in res.output
+    spec["methods"]["CGB"]["grid"]["solver"] = ["cvxpy", "auto"]
+    assert runner.invoke(app, ["validate", str(write_spec(tmp_path, spec))]).exit_code == 0
+
+
 def test_plot_kinds_write_pngs_for_a_multiclass_run(tmp_path):
     spec = {
         "name": "mc",

@@ -156,9 +156,6 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
     """
 
     path_param = "n_estimators"
-    #: 1: the RCD perceptron merges equal projections in a stable order (exact ties may differ)
-    _result_revision = 1
-
     _parameter_constraints: dict = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "weak_learner": [StrOptions(set(WEAK_LEARNER_SPACES))],

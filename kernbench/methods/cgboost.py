@@ -37,7 +37,7 @@ the overall best one. Single-kernel and composite-kernel baselines are the same 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
@@ -47,7 +47,15 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
+from kernbench.methods.column_generation import (
+    ColumnGeneration,
+    ColumnGenerationClassifier,
+    MasterStep,
+    PricingResult,
+    PricingRule,
+    WorkingSet,
+)
+from kernbench.methods.constraints import CrossConstraint, check_cross_constraints
 from kernbench.methods.registry import register
 from kernbench.solvers.column_buffer import ColumnBuffer
 from kernbench.solvers.kernel_masters import (
@@ -61,20 +69,65 @@ from kernbench.solvers.kernel_masters import (
 )
 from kernbench.weak.base import Pick
 from kernbench.weak.kernel_columns import KernelColumnSpace, make_kernel
-from kernbench.weak.stumps import SpaceExhaustedError
 
 TERMINATION_RULES = ("TR1", "TR2", "TR3")
 
 
-class CGBoostBase(ColumnGenerationClassifier):
+def _svm_form(params: Mapping[str, Any], classification: bool) -> bool:
+    """The classification QP (11): an SVM on the selected columns (2-norm, free α, free b)."""
+    return (
+        classification
+        and params["norm"] == "l2"
+        and params["alpha_sign"] == "free"
+        and params["bias"] == "free"
+    )
+
+
+def _tr3_needs_validation(params: Mapping[str, Any]) -> str | None:
+    if params["termination"] == "TR3" and params["validation_fraction"] == 0:
+        return "termination='TR3' needs validation_fraction > 0 (a validation set)"
+    return None
+
+
+def _solver_fits_norm(params: Mapping[str, Any]) -> str | None:
+    if params["solver"] == "osqp" and params["norm"] == "l1":
+        return "solver='osqp' solves the 2-norm QP; use 'highs' or 'cvxpy' for l1"
+    if params["solver"] == "highs" and params["norm"] == "l2":
+        return "solver='highs' solves the 1-norm LP; use 'osqp' or 'cvxpy' for l2"
+    return None
+
+
+def _svm_solver_needs_qp11(classification: bool) -> CrossConstraint:
+    def violation(params: Mapping[str, Any]) -> str | None:
+        solver = params["solver"]
+        if solver in ("svm", "smo") and not _svm_form(params, classification):
+            return (
+                f"solver={solver!r} solves the classification QP (11) only (l2, free α, free bias)"
+            )
+        return None
+
+    return CrossConstraint(("solver", "norm", "alpha_sign", "bias"), violation)
+
+
+def cgboost_constraints(classification: bool) -> tuple[CrossConstraint, ...]:
+    """The parameter combinations CG-Boost refuses (a classifier, or the regressor)."""
+    return (
+        CrossConstraint(("termination", "validation_fraction"), _tr3_needs_validation),
+        CrossConstraint(("solver", "norm"), _solver_fits_norm),
+        _svm_solver_needs_qp11(classification),
+    )
+
+
+class CGBoostBase(ColumnGeneration):
     """The CG-Boost machinery shared by :class:`CGBoost` and ``CGBoostRegressor``.
 
-    Subclasses supply the row form of the master (:meth:`_row_form`) and the validation metric
-    (:meth:`_validation_error`); everything else (kernel space, stratified pricing, termination
-    rules, masters, prediction) lives here.
+    Subclasses supply the row form of the master (:meth:`_row_form`), the validation split and
+    metric (:meth:`_split_validation`, :meth:`_validation_error`) and the target handling of their
+    task; the kernel space, the stratified pricer (:class:`CGBoostPricer`), the termination rules,
+    the master (:class:`CGBoostMaster`) and prediction live here.
     """
 
-    _absolute_pricing: ClassVar[bool] = True
+    _pricing = PricingRule(absolute=True, exclude=False)  # the working set: per-group masks
     _common_constraints: ClassVar[dict] = {
         "C": [Interval(Real, 0, None, closed="neither")],
         "kernels": [list, tuple],
@@ -99,15 +152,6 @@ class CGBoostBase(ColumnGenerationClassifier):
         "random_state": ["random_state"],
     }
 
-    @staticmethod
-    def _result_revision_for(params: dict[str, Any], grid: dict[str, list[Any]]) -> int:
-        """Revision 1 (the runner reruns stored cells of older code): the 2-norm's default TR2
-        threshold is relative to the full problem's duality gap; 1-norm cells and cells with an
-        explicit ``tol`` keep their results and their identity."""
-        norms = grid.get("norm", [params.get("norm", "l2")])
-        tols = grid.get("tol", [params.get("tol")])
-        return int("l2" in norms and any(t is None for t in tols))
-
     # ------------------------------------------------------------------ subclass hooks
     def _row_form(self, y: np.ndarray) -> RowForm:
         raise NotImplementedError
@@ -119,19 +163,6 @@ class CGBoostBase(ColumnGenerationClassifier):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ set-up
-    def _make_space(self, X: np.ndarray) -> KernelColumnSpace:
-        kernels = [make_kernel(k, X, self.sigma) for k in self.kernels]
-        if not kernels:
-            raise ValueError("kernels must name at least one kernel")
-        self.kernels_ = kernels
-        return KernelColumnSpace(
-            X,
-            kernels,
-            composite=self.composite,
-            constant=self.bias == "regularized",
-            cache_bytes=int(self.cache_mb * 2**20),
-        )
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> CGBoostBase:
         """Run Algorithm 5.1 on (X, y) (a ``validation_fraction`` of it held out for TR3).
@@ -145,230 +176,103 @@ class CGBoostBase(ColumnGenerationClassifier):
         -------
         self
         """
-        if self.termination == "TR3" and self.validation_fraction == 0:
-            raise ValueError("termination='TR3' needs validation_fraction > 0 (a validation set)")
-        self._val = None
+        check_cross_constraints(self)
+        val = None
         if self.validation_fraction > 0:
-            X, y, self._val = self._split_validation(X, y)
-        return super().fit(X, y)
+            X, y, val = self._split_validation(X, y)
+        return self._fit(X, y, val)
 
-    def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
-        space: KernelColumnSpace = self._space
-        self._Xtr = X
-        self._rows = self._row_form(y)
-        self._thr_base = 1.0 if self.norm == "l1" else 0.0
-        self._eps = 1e-6 * max(1.0, self.C) if self.tol is None else float(self.tol)
-        self._gap_rule = self.norm == "l2" and self.tol is None  # the threshold of (Prop. 4.1)
-        self._thr = self._thr_base + self._eps
-        solver = self.solver
-        svm_form = (  # the classification QP (11): an SVM on the selected columns
-            self.norm == "l2"
-            and self.alpha_sign == "free"
-            and self.bias == "free"
-            and self._rows.n_rows == self._rows.m
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> KernelColumnSpace:
+        kernels = [make_kernel(k, X, self.sigma) for k in self.kernels]
+        if not kernels:
+            raise ValueError("kernels must name at least one kernel")
+        self.kernels_ = kernels
+        return KernelColumnSpace(
+            X,
+            kernels,
+            composite=self.composite,
+            constant=self.bias == "regularized",
+            cache_bytes=int(self.cache_mb * 2**20),
         )
+
+    def _make_working_set(self, m: int, space: KernelColumnSpace) -> WorkingSet:
+        sizes = [space.n_candidates(p) for p in range(len(space.groups))]
+        return WorkingSet(m, space, self._pricing, group_sizes=sizes)
+
+    def _make_master(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        space: Any,
+        ws: WorkingSet,
+        rng: np.random.Generator,
+        context: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> CGBoostMaster:
+        rows = self._row_form(y)
+        solver = self.solver
         if solver == "auto":
-            # measured (benchmarks/bench_cgboost.py --parts master, pendigits, the first 100
-            # columns of a 2-norm fit, paired per solve): the warm-started SMO master's median
-            # restricted solve of (11) is 6.4x (m = 300) and 9.2x (m = 1000) faster than the
-            # warm-started OSQP master, objectives equal to 3e-9; whole fits: --parts fit.
-            # Otherwise the OSQP lifted-dual master (2.8-2.9x faster per median solve than
-            # cvxpy + Clarabel at m = 300 and 1000, objectives within 3e-9)
+            # the warm-started SMO master for the classification QP (11), the OSQP lifted-dual
+            # master for the other 2-norm variants, HiGHS for the 1-norm (the fastest exact back
+            # ends, benchmarks/bench_cgboost.py)
+            svm_form = _svm_form(self.get_params(deep=False), rows.n_rows == rows.m)
             solver = "highs" if self.norm == "l1" else ("smo" if svm_form else "osqp")
-        if solver == "osqp" and self.norm == "l1":
-            raise ValueError("solver='osqp' solves the 2-norm QP; use 'highs' or 'cvxpy' for l1")
-        if solver == "highs" and self.norm == "l2":
-            raise ValueError("solver='highs' solves the 1-norm LP; use 'osqp' or 'cvxpy' for l2")
-        if solver in ("svm", "smo") and not svm_form:
-            raise ValueError(
-                f"solver={solver!r} solves the classification QP (11) only (l2, free α, free bias)"
-            )
         self.solver_ = solver
         kw = dict(alpha_sign=self.alpha_sign, bias=self.bias == "free")
         if solver == "osqp":
-            self._master = OSQPKernelMaster(self._rows, self.C, eps=self.solver_tol, **kw)
+            lp = OSQPKernelMaster(rows, self.C, eps=self.solver_tol, **kw)
         elif solver == "smo":
-            self._master = SMOKernelMaster(self._rows, self.C, tol=self.solver_tol)
+            lp = SMOKernelMaster(rows, self.C, tol=self.solver_tol)
         elif solver == "svm":
-            self._master = SVMKernelMaster(self._rows, self.C, tol=self.solver_tol)
+            lp = SVMKernelMaster(rows, self.C, tol=self.solver_tol)
         elif solver == "highs":
-            self._master = IncrementalKernelLPMaster(self._rows, self.C, **kw)
+            lp = IncrementalKernelLPMaster(rows, self.C, **kw)
         else:
-            self._master = None
-        self._in_W = [np.zeros(space.n_candidates(p), dtype=bool) for p in range(len(space.groups))]
-        self._val_cols = ColumnBuffer(0 if self._val is None else self._val[0].shape[0])
-        self._best_val = (np.inf, -1)
-        self._res = self._solve()  # steps 1-2: 𝒲 = {b}, α = 0
-        self._tr1 = False
-        self._last_evals = self._last_computed = 0
-        self._last_phase = 0.0
-
-    def _solve(self) -> KernelMasterResult:
-        if self._master is not None:
-            return self._master.solve()
-        return solve_kernel_master_cvxpy(
-            self.H_W,
-            self._rows,
-            self.C,
-            norm=self.norm,
-            alpha_sign=self.alpha_sign,
-            bias=self.bias == "free",
+            lp = None
+        return CGBoostMaster(
+            rows,
+            lp,
+            self.get_params(deep=False),
+            [k.name for k in self.kernels_],
+            val=context,
+            validation_error=self._validation_error,
         )
 
-    # ------------------------------------------------------------------ pricing (Alg. 5.1)
-    def _pricing_weights(self) -> np.ndarray:
-        return self._res.g  # y∘u (classification), u − v (regression)
+    def _make_pricer(
+        self, space: KernelColumnSpace, master: CGBoostMaster, rng: np.random.Generator
+    ) -> CGBoostPricer:
+        return CGBoostPricer(space, master.rows.sample, self.get_params(deep=False))
 
-    def _stop_threshold(self) -> float:
-        return self._thr
-
-    def _column_threshold(self, n_free: int) -> float:
-        """The score a column outside 𝒲 must exceed to be added (fixed for one pricing)."""
-        if not self._gap_rule:
-            return self._thr_base + self._eps
-        # Prop. 4.1: gap ≤ ½·Σ_{j∉𝒲} s_j² ≤ ½·|N|·thr² = gap_tol·P when no |s_j| > thr
-        return float(np.sqrt(2.0 * self.gap_tol * max(self._res.primal, 0.0) / n_free))
-
-    def _violation(self, s: np.ndarray) -> np.ndarray:
-        return np.abs(s) if self.alpha_sign == "free" else s  # Remark 4.1 / Remark 3.1
-
-    def _scan(self, g: np.ndarray, candidates: list[np.ndarray], first: bool) -> Pick | None:
-        """Best violated column over per-group candidate sets: the first violated group in
-        priority order (``first``) or the overall best (regular CG); None if none is violated."""
-        space: KernelColumnSpace = self._space
-        best: tuple[float, int, int, float] | None = None
-        thr = self._stop_threshold()
-        for p, idx in enumerate(candidates):
-            if idx.size == 0:
-                continue
-            s = space.scores(p, g, idx)
-            v = self._violation(s)
-            j = int(np.argmax(v))
-            if v[j] > thr and (best is None or v[j] > best[0]):
-                best = (float(v[j]), p, int(idx[j]), float(s[j]))
-                if first:
-                    break
-        if best is None:
-            return None
-        _, p, k, s = best
-        return Pick(space.learner(p, k), space.column(p, k), s)
-
-    def _price(self, g: np.ndarray) -> list[Pick]:
-        space: KernelColumnSpace = self._space
-        ev0, comp0 = space.n_evaluated, space.n_computed
-        free = [np.flatnonzero(~w) for w in self._in_W]
-        n_free = sum(f.size for f in free)
-        if not n_free:
-            raise SpaceExhaustedError("every kernel column is in the working set")
-        self._thr = self._column_threshold(n_free)
-        pick = None
-        if self.stratified or self.termination == "TR1":
-            err = self._error_points()  # E: columns centred at margin-error points
-            on_err = [
-                f if not space.groups[p] else f[np.isin(f, err, assume_unique=True)]
-                for p, f in enumerate(free)
-            ]
-            if self.stratified:
-                pick = self._scan(g, on_err, first=True)  # step 5: E ∩ K^p in priority order
-                self._last_phase = 1.0
-            if self.termination == "TR1" and (
-                pick is None if self.stratified else self._scan(g, on_err, first=False) is None
-            ):
-                self._tr1 = True  # step 6: no error-point column is violated
-                pick = None
-        if pick is None and not self._tr1:
-            self._last_phase = 0.0
-            pick = self._scan(g, free, first=self.stratified)  # step 7 (regular CG: best of all)
-        self._last_evals = space.n_evaluated - ev0
-        self._last_computed = space.n_computed - comp0
-        if pick is None:  # TR1 or TR2 (step 8): report a non-violating score
-            return [Pick(None, np.zeros(space.m), -np.inf)]
-        self._in_W[pick.learner.group][pick.learner.index] = True
-        return [pick]
-
-    def _pricing_score(self, picks: Sequence[Pick]) -> float:
-        p = picks[0]
-        return -np.inf if p.learner is None else float(self._violation(np.array([p.score]))[0])
-
-    def _error_points(self) -> np.ndarray:
-        xi = self._res.xi
-        err = self._rows.sample[xi > self._eps]
-        return np.unique(err)
-
-    # ------------------------------------------------------------------ master
-    def _add_columns(self, picks: Sequence[Pick]) -> None:
-        for p in picks:
-            if self._master is not None:
-                self._master.add_column(p.column)
-            if self._val is not None:
-                self._val_cols.append(p.learner.predict(self._val[0]))
-
-    def _solve_master(self) -> MasterStep:
-        self._res = res = self._solve()
-        extra: dict[str, float] = {
-            "kernel_evals": float(self._last_evals),
-            "kernel_computed": float(self._last_computed),
-            "error_scan": self._last_phase,
-        }
-        for name, count in self._columns_per_kernel(len(self.learners_)).items():
-            extra[f"columns_{name}"] = float(count)
-        val = float("nan")
-        if self._val is not None:
-            Hv = self._val_cols.view()
-            val = self._validation_error(Hv @ res.alpha + res.b, self._val[1])
-            if val < self._best_val[0]:
-                self._best_val = (val, len(self.coef_path_))
-        extra["validation_error"] = val
-        return MasterStep(
-            objective=res.primal, solver_stop=res.status, solver_iter=res.n_iter, extra=extra
-        )
-
-    def _should_stop(self, step: MasterStep) -> str | None:
-        if self.termination == "TR3" and self._val is not None:
-            if len(self.coef_path_) - 1 - self._best_val[1] >= self.patience:
-                return "TR3"
-        return None
-
-    def _coefficients(self) -> tuple[np.ndarray, float]:
-        return self._res.alpha.copy(), float(self._res.b)
-
-    def _columns_per_kernel(self, n: int, coef: np.ndarray | None = None) -> dict[str, int]:
-        """Selected columns per library kernel among the first n, only those with a non-zero
-        coefficient when ``coef`` is given (a composite column counts once for each of its
-        kernels; the constant column is not a kernel column)."""
-        out = {k.name: 0 for k in self.kernels_}
-        for j, lrn in enumerate(self.learners_[:n]):
-            if coef is not None and coef[j] == 0:
-                continue
-            for k in lrn.kernels:
-                out[k.name] += 1
-        return out
-
-    def _finish_fit(self) -> None:
-        if self.stop_reason_ == "max_iter" and all(w.all() for w in self._in_W):
+    def _finish_fit(
+        self,
+        master: CGBoostMaster,
+        ws: WorkingSet,
+        last: MasterStep,
+        priced: PricingResult | None,
+    ) -> None:
+        if self.stop_reason_ == "max_iter" and all(w.all() for w in ws.in_group):
             self.stop_reason_ = "exhausted"  # the cap fell on the last column: the full problem
         if self.stop_reason_ == "converged":
-            self.termination_rule_ = "TR1" if self._tr1 else "TR2"
+            self.termination_rule_ = priced.rule
         elif self.stop_reason_ == "exhausted":
             self.termination_rule_ = "TR2"
         elif self.stop_reason_ == "max_iter":
             self.termination_rule_ = "TR4"
         else:
             self.termination_rule_ = self.stop_reason_
-        if self.termination == "TR3" and self._best_val[1] >= 0:
-            best = self._best_val[1]  # the best-validation model (TR3)
+        if self.termination == "TR3" and master.best_index >= 0:
+            best = master.best_index  # the best-validation model (TR3)
             self.coef_, self.intercept_ = self.coef_path_[best], self.intercept_path_[best]
             self.best_iteration_ = best + 1
         self.final_objective_ = float(
-            self.trace_["objective"][len(self.coef_) - 1] if self.coef_.size else self._res.primal
+            self.trace_["objective"][len(self.coef_) - 1] if self.coef_.size else last.objective
         )
         J = self.coef_.shape[0]
-        self.n_columns_per_kernel_ = self._columns_per_kernel(J, self.coef_)
+        self.n_columns_per_kernel_ = columns_per_kernel(
+            ws.learners[:J], master.kernel_names, self.coef_
+        )
         self.model_size_ = int(np.count_nonzero(self.coef_))
-        self.dual_coef_ = self._res.w.copy()
-        self.kernel_evaluations_ = int(self._space.n_evaluated)
-        self.kernel_computations_ = int(self._space.n_computed)
-        del self._master, self._val, self._val_cols, self._Xtr
+        self.kernel_evaluations_ = int(ws.space.n_evaluated)
+        self.kernel_computations_ = int(ws.space.n_computed)
 
     # ------------------------------------------------------------------ prediction
     def _learner_matrix(self, X: np.ndarray) -> np.ndarray:
@@ -405,13 +309,222 @@ class CGBoostBase(ColumnGenerationClassifier):
                 f += k.weighted_sum(X, C, coef)
         return f
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Decision values f(x) (positive ↔ ``classes_[1]``)."""
-        return self._decision_values(X)
+
+def columns_per_kernel(
+    learners: Sequence[Any], kernel_names: Sequence[str], coef: np.ndarray | None = None
+) -> dict[str, int]:
+    """Selected columns per library kernel, only those with a non-zero coefficient when ``coef``
+    is given (a composite column counts once for each of its kernels; the constant column is not
+    a kernel column)."""
+    out = {name: 0 for name in kernel_names}
+    for j, lrn in enumerate(learners):
+        if coef is not None and coef[j] == 0:
+            continue
+        for k in lrn.kernels:
+            out[k.name] += 1
+    return out
+
+
+class CGBoostPricer:
+    """Algorithm 5.1's pricing (steps 5-8): stratified over margin-error points and kernels.
+
+    Parameters
+    ----------
+    space : KernelColumnSpace
+    sample : ndarray of shape (n_rows,)
+        The training point of every row of the master (a regression point has two rows).
+    params : dict
+        The estimator's parameters (``norm``, ``alpha_sign``, ``tol``, ``gap_tol``,
+        ``stratified``, ``termination``, ``C``).
+    """
+
+    def __init__(
+        self, space: KernelColumnSpace, sample: np.ndarray, params: dict[str, Any]
+    ) -> None:
+        self.space = space
+        self.sample = sample
+        self.alpha_sign = params["alpha_sign"]
+        self.stratified = params["stratified"]
+        self.tr1 = params["termination"] == "TR1"
+        self.gap_tol = params["gap_tol"]
+        self.thr_base = 1.0 if params["norm"] == "l1" else 0.0
+        tol = params["tol"]
+        self.eps = 1e-6 * max(1.0, params["C"]) if tol is None else float(tol)
+        self.gap_rule = params["norm"] == "l2" and tol is None  # the threshold of Prop. 4.1
+
+    def threshold(self, n_free: int, primal: float) -> float:
+        """The score a column outside 𝒲 must exceed to be added (fixed for one pricing)."""
+        if not self.gap_rule:
+            return self.thr_base + self.eps
+        # Prop. 4.1: gap ≤ ½·Σ_{j∉𝒲} s_j² ≤ ½·|N|·thr² = gap_tol·P when no |s_j| > thr
+        return float(np.sqrt(2.0 * self.gap_tol * max(primal, 0.0) / n_free))
+
+    def violation(self, s: np.ndarray) -> np.ndarray:
+        return np.abs(s) if self.alpha_sign == "free" else s  # Remark 4.1 / Remark 3.1
+
+    def price(self, step: MasterStep, ws: WorkingSet) -> PricingResult:
+        """Steps 5-8 on the master's multipliers (``step.result``): the first violated column,
+        error-point columns first; stop ("converged", rule TR1 or TR2) when none is violated."""
+        space = self.space
+        res: KernelMasterResult = step.result
+        g = res.g  # y∘u (classification), u − v (regression)
+        ev0, comp0 = space.n_evaluated, space.n_computed
+        free = [np.flatnonzero(~w) for w in ws.in_group]
+        n_free = sum(f.size for f in free)
+        if not n_free:
+            return PricingResult([], [], -np.inf, np.nan, stop="exhausted")
+        thr = self.threshold(n_free, res.primal)
+        pick, phase, rule = None, 0.0, ""
+        if self.stratified or self.tr1:
+            err = np.unique(self.sample[res.xi > self.eps])  # E: the margin-error points
+            on_err = [
+                f if not space.groups[p] else f[np.isin(f, err, assume_unique=True)]
+                for p, f in enumerate(free)
+            ]
+            if self.stratified:
+                pick = self._scan(g, on_err, thr, first=True)  # step 5: E ∩ K^p by priority
+                phase = 1.0
+            if self.tr1 and (
+                pick is None if self.stratified else self._scan(g, on_err, thr, first=False) is None
+            ):
+                rule = "TR1"  # step 6: no error-point column is violated
+        if pick is None and not rule:
+            phase = 0.0
+            pick = self._scan(g, free, thr, first=self.stratified)  # step 7 (regular CG: best)
+            if pick is None:
+                rule = "TR2"  # step 8: optimal
+        extra = {
+            "kernel_evals": float(space.n_evaluated - ev0),
+            "kernel_computed": float(space.n_computed - comp0),
+            "error_scan": phase,
+        }
+        if pick is None:
+            return PricingResult([], [], -np.inf, thr, stop="converged", rule=rule, extra=extra)
+        score = float(self.violation(np.array([pick.score]))[0])
+        return PricingResult([pick], [0], score, thr, extra=extra)
+
+    def _scan(
+        self, g: np.ndarray, candidates: list[np.ndarray], thr: float, first: bool
+    ) -> Pick | None:
+        """Best column with a score above ``thr`` over per-group candidate sets: the first
+        violated group in priority order (``first``) or the overall best (regular CG); None if
+        none is violated."""
+        space = self.space
+        best: tuple[float, int, int, float] | None = None
+        for p, idx in enumerate(candidates):
+            if idx.size == 0:
+                continue
+            s = space.scores(p, g, idx)
+            v = self.violation(s)
+            j = int(np.argmax(v))
+            if v[j] > thr and (best is None or v[j] > best[0]):
+                best = (float(v[j]), p, int(idx[j]), float(s[j]))
+                if first:
+                    break
+        if best is None:
+            return None
+        _, p, k, s = best
+        return Pick(space.learner(p, k), space.column(p, k), s)
+
+
+class CGBoostMaster:
+    """CG-Boost's restricted master over the selected kernel columns, with the validation
+    bookkeeping of TR3.
+
+    Parameters
+    ----------
+    rows : RowForm
+        The rows of the master (classification or the ε-tube's two rows per point).
+    lp : kernel master or None
+        The incremental back end (SMO, OSQP, LIBSVM or HiGHS); None: cvxpy on the working set's
+        columns each time.
+    params : dict
+        The estimator's parameters (``C``, ``norm``, ``alpha_sign``, ``bias``, ``termination``,
+        ``patience``).
+    kernel_names : list of str
+        The library's kernels (the ``columns_<kernel>`` trace).
+    val : (X_val, y_val) or None
+        The held-out validation set.
+    validation_error : callable
+        ``validation_error(f, y_val)``: the validation metric.
+    """
+
+    def __init__(
+        self,
+        rows: RowForm,
+        lp: Any,
+        params: dict[str, Any],
+        kernel_names: list[str],
+        *,
+        val: tuple[np.ndarray, np.ndarray] | None,
+        validation_error: Any,
+    ) -> None:
+        self.rows, self.lp, self.p = rows, lp, params
+        self.kernel_names = kernel_names
+        self.val = val
+        self.validation_error = validation_error
+        self.val_cols = ColumnBuffer(0 if val is None else val[0].shape[0])
+        self.best_error, self.best_index = np.inf, -1  # the best validation error so far
+        self.n_solves = 0
+
+    def _solve(self, H: np.ndarray) -> KernelMasterResult:
+        if self.lp is not None:
+            res = self.lp.solve()
+        else:
+            p = self.p
+            res = solve_kernel_master_cvxpy(
+                H,
+                self.rows,
+                p["C"],
+                norm=p["norm"],
+                alpha_sign=p["alpha_sign"],
+                bias=p["bias"] == "free",
+            )
+        return res
+
+    def _step(self, res: KernelMasterResult) -> MasterStep:
+        return MasterStep(
+            objective=res.primal,
+            g=res.g,
+            threshold=np.nan,  # the pricer's threshold depends on the columns left (Prop. 4.1)
+            coef=res.alpha.copy(),
+            intercept=float(res.b),
+            solver_stop=res.status,
+            solver_iter=res.n_iter,
+            dual_coef=res.w.copy(),
+            result=res,
+        )
+
+    def start(self) -> MasterStep:
+        return self._step(self._solve(np.empty((self.rows.m, 0))))  # steps 1-2: 𝒲 = {b}, α = 0
+
+    def add_columns(self, picks: Sequence[Pick], columns: Sequence[int]) -> None:
+        for p in picks:
+            if self.lp is not None:
+                self.lp.add_column(p.column)
+            if self.val is not None:
+                self.val_cols.append(p.learner.predict(self.val[0]))
+
+    def solve(self, ws: WorkingSet) -> MasterStep:
+        res = self._solve(ws.H)
+        step = self._step(res)
+        index, self.n_solves = self.n_solves, self.n_solves + 1
+        for name, count in columns_per_kernel(ws.learners, self.kernel_names).items():
+            step.extra[f"columns_{name}"] = float(count)
+        val = float("nan")
+        if self.val is not None:
+            Hv = self.val_cols.view()
+            val = self.validation_error(Hv @ res.alpha + res.b, self.val[1])
+            if val < self.best_error:
+                self.best_error, self.best_index = val, index
+            if self.p["termination"] == "TR3" and index - self.best_index >= self.p["patience"]:
+                step.stop = "TR3"
+        step.extra["validation_error"] = val
+        return step
 
 
 @register("cgboost")
-class CGBoost(CGBoostBase):
+class CGBoost(CGBoostBase, ColumnGenerationClassifier):
     """CG-Boost classifier (binary): a mixture-of-kernels SVM grown by column generation.
 
     Parameters
@@ -481,6 +594,7 @@ class CGBoost(CGBoostBase):
     """
 
     _parameter_constraints: dict = dict(CGBoostBase._common_constraints)
+    _cross_constraints = cgboost_constraints(classification=True)
 
     def __init__(
         self,
@@ -525,6 +639,10 @@ class CGBoost(CGBoostBase):
     def _row_form(self, y: np.ndarray) -> RowForm:
         return RowForm.classification(y)
 
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Decision values f(x) (positive ↔ ``classes_[1]``)."""
+        return self._decision_values(X)
+
     def _split_validation(self, X: Any, y: Any) -> tuple[Any, Any, tuple[np.ndarray, np.ndarray]]:
         X, y = validate_data(self, X, y, dtype=np.float64)
         classes = np.unique(y)
@@ -550,4 +668,11 @@ def _seed(est: Any) -> int | None:
     return int(np.random.RandomState(rs.randint(2**31 - 1)).randint(2**31 - 1))
 
 
-__all__ = ["CGBoost", "CGBoostBase", "TERMINATION_RULES"]
+__all__ = [
+    "CGBoost",
+    "CGBoostBase",
+    "CGBoostMaster",
+    "CGBoostPricer",
+    "TERMINATION_RULES",
+    "columns_per_kernel",
+]

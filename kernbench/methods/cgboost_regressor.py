@@ -22,7 +22,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
-from kernbench.methods.cgboost import CGBoostBase, _seed
+from kernbench.methods.cgboost import CGBoostBase, _seed, cgboost_constraints
 from kernbench.methods.registry import register
 from kernbench.solvers.kernel_masters import RowForm
 
@@ -52,6 +52,7 @@ class CGBoostRegressor(RegressorMixin, CGBoostBase):
         **CGBoostBase._common_constraints,
         "epsilon": [Interval(Real, 0, None, closed="left")],
     }
+    _cross_constraints = cgboost_constraints(classification=False)
 
     def __init__(
         self,
@@ -95,21 +96,14 @@ class CGBoostRegressor(RegressorMixin, CGBoostBase):
         self.cache_mb = cache_mb
         self.random_state = random_state
 
-    # ------------------------------------------------------------------ regression plumbing
-    def _check_training_data(
-        self, X: Any, y: Any, *, binary_only: bool = False
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    # ------------------------------------------------------------------ regression
+    def _prepare_targets(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         return X, y, y
 
-    def _encode_targets(self, y: np.ndarray) -> np.ndarray:
-        return y
-
-    def _labels_from_decision(self, dec: np.ndarray) -> np.ndarray:
-        return dec
-
     def _train_error(self, dec: np.ndarray, y: np.ndarray) -> float:
+        """The root mean squared error."""
         return float(np.sqrt(np.mean((dec - y) ** 2)))
 
     def _row_form(self, y: np.ndarray) -> RowForm:
@@ -125,19 +119,10 @@ class CGBoostRegressor(RegressorMixin, CGBoostBase):
     def _validation_error(self, f: np.ndarray, y: np.ndarray) -> float:
         return float(np.sqrt(np.mean((f - y) ** 2)))
 
-    @property
-    def decision_function(self):  # regressors expose predict only (scikit-learn convention)
-        raise AttributeError("CGBoostRegressor has no decision_function; use predict")
-
     def predict(self, X: Any) -> np.ndarray:
         """Predicted values f(x) = Σ α_pk K_p(x, x_k) + b."""
         return self._decision_values(X)
 
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
-        """Predicted values after iterations 1..n_iter_ (the real-valued decision values)."""
-        yield from self.staged_decision_function(X)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags = None
-        return tags
+        """Predicted values after iterations 1..n_iter_."""
+        yield from self._staged_values(X)

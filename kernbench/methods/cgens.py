@@ -15,11 +15,18 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
+from kernbench.methods.column_generation import (
+    ColumnGenerationClassifier,
+    MasterStep,
+    PricingRule,
+    WorkingSet,
+    weak_learner_space,
+)
+from kernbench.methods.constraints import MAX_BINS_NEEDS_STUMPS
 from kernbench.methods.registry import register
 from kernbench.solvers.linear_svm import RestrictedLinearSVM
 from kernbench.weak.base import Pick
-from kernbench.weak.stumps import MAX_BINS_LIMIT
+from kernbench.weak.stumps import MAX_BINS_LIMIT, StumpSpace
 
 
 @register("cgens")
@@ -86,20 +93,9 @@ class CGENS(ColumnGenerationClassifier):
         "gap_trace": ["boolean"],
         "random_state": ["random_state"],
     }
-
-    @staticmethod
-    def _result_revision_for(params: dict[str, Any], grid: dict[str, list[Any]]) -> int:
-        """1: the exact-bias SMO's face steps follow zero-curvature rays; 3, exact bias only: the
-        SMO shrinks its active set (LIBSVM's shrinking, every 20 pair updates; 2 shrank every
-        1000). Each ends restricted solves at other points within the tolerance, so later
-        columns and test errors can differ; cells with ``bias_mode: liblinear`` keep revision 1
-        and their identity."""
-        modes = grid.get("bias_mode", [params.get("bias_mode", "exact")])
-        return 3 if "exact" in modes else 1
-
+    _cross_constraints = (MAX_BINS_NEEDS_STUMPS,)
     _binary_only = True
-    _include_constant = False  # the model has a bias: no constant column
-    _absolute_pricing = True  # criterion (8)
+    _pricing = PricingRule(absolute=True)  # criterion (8)
 
     def __init__(
         self,
@@ -131,90 +127,129 @@ class CGENS(ColumnGenerationClassifier):
         self.gap_trace = gap_trace
         self.random_state = random_state
 
-    # ------------------------------------------------------------------ hooks
-    def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
-        m = X.shape[0]
-        self._y = y
-        self._eps = 1e-6 * self.C * m if self.tol is None else float(self.tol)
-        self._alpha_price = np.full(m, self.C / 2.0)  # Alg. 1 line 1: α_i = const = C/2
-        self._svm = RestrictedLinearSVM(
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
+        return weak_learner_space(
+            X,
+            self.weak_learner,
+            include_constant=False,  # the model has a bias: no constant column
+            rng=rng,
+            n_candidates=self.n_candidates,
+            sigma=self.sigma,
+            max_bins=self.max_bins,
+        )
+
+    def _make_master(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        space: Any,
+        ws: WorkingSet,
+        rng: np.random.Generator,
+        context: Any = None,
+    ) -> CGENSMaster:
+        eps = 1e-6 * self.C * X.shape[0] if self.tol is None else float(self.tol)
+        svm = RestrictedLinearSVM(
             y,
             self.C,
             bias_mode=self.bias_mode,
             tol=self.solver_tol,
             max_epochs=self.solver_max_epochs,
             alpha0=self.C / 2.0,
-            seed=int(self._rng.integers(2**31 - 1)),
+            seed=int(rng.integers(2**31 - 1)),
         )
-        self._inexact = False  # α comes from a capped (inner) solve
-        self._gap_index = None
-        if self.gap_trace and self._stump_ids is not None:
-            self._gap_index = self._stump_ids.first  # the canonical stump set
+        gap = None
+        if self.gap_trace and ws.stump_ids is not None:
+            gap = (space, ws.stump_ids.first)  # the canonical stump set
+        return CGENSMaster(svm, y, self.C, eps, self.solver_inner_epochs, gap)
 
-    def _pricing_weights(self) -> np.ndarray:
-        return self._y * self._alpha_price  # g = y∘α; score (8) = |gᵀh|
+    def _finish_fit(
+        self, master: CGENSMaster, ws: WorkingSet, last: MasterStep, priced: Any
+    ) -> None:
+        self.final_objective_ = master.svm.primal_objective()
 
-    def _stop_threshold(self) -> float:
-        return self._eps  # Alg. 1 line 4
 
-    def _add_columns(self, picks: Sequence[Pick]) -> None:
-        self._svm.add_columns(np.column_stack([p.column for p in picks]))
+class CGENSMaster:
+    """CGENS's restricted master: the SVM (1) on the selected columns, warm-started from the
+    previous α (:class:`~kernbench.solvers.linear_svm.RestrictedLinearSVM`).
 
-    def _price(self, g: np.ndarray) -> list[Pick]:
-        picks = super()._price(g)
-        if self._inexact and max(p.score for p in picks) <= self._eps:
-            # Alg. 1 line 4 on an inexact α proves nothing: finish the solve and price again
-            self._svm.solve()
-            self._inexact = False
-            self._refresh_last_step()
-            self._alpha_price = self._svm.alpha
-            picks = super()._price(self._pricing_weights())
-        return picks
+    Parameters
+    ----------
+    svm : RestrictedLinearSVM
+    y : ndarray of shape (m,)
+        ±1 labels.
+    C : float
+    eps : float
+        ε of Alg. 1 line 4: the pricing threshold.
+    inner_epochs : int or None
+        Inexact column generation: cap each solve at this many epochs (the loop completes the
+        solve before it accepts convergence, and at the end).
+    gap : (StumpSpace, ndarray) or None
+        The stump space and its canonical set (one candidate per distinct column), over which
+        Claim 4.1's gap is traced (None: no gap).
+    """
 
-    def _solve_master(self) -> MasterStep:
-        inner = self.solver_inner_epochs
+    def __init__(
+        self,
+        svm: RestrictedLinearSVM,
+        y: np.ndarray,
+        C: float,
+        eps: float,
+        inner_epochs: int | None,
+        gap: tuple[StumpSpace, np.ndarray] | None,
+    ) -> None:
+        self.svm = svm
+        self.y = y
+        self.C = C
+        self.eps = eps
+        self.inner_epochs = inner_epochs
+        self.gap = gap
+
+    def start(self) -> MasterStep:
+        alpha = np.full(self.y.size, self.C / 2.0)  # Alg. 1 line 1: α_i = const = C/2
+        return self._step(float("nan"), alpha, exact=True)
+
+    def add_columns(self, picks: Sequence[Pick], columns: Sequence[int]) -> None:
+        self.svm.add_columns(np.column_stack([p.column for p in picks]))
+
+    def solve(self, ws: WorkingSet) -> MasterStep:
+        inner = self.inner_epochs
         # Alg. 1 line 6, warm start from the previous α (capped at `inner` epochs if inexact)
-        info = self._svm.solve(max_epochs=inner) if inner is not None else self._svm.solve()
-        self._inexact = inner is not None and info.stop_rule != "tol"
-        self._alpha_price = self._svm.alpha
+        info = self.svm.solve(max_epochs=inner) if inner is not None else self.svm.solve()
+        step = self._step(
+            info.primal, self.svm.alpha, exact=inner is None or info.stop_rule == "tol"
+        )
+        step.gap = self._claim41_gap(ws.H)
+        step.solver_stop = info.stop_rule
+        step.solver_iter = info.n_iter
+        step.extra = {
+            "restricted_gap": info.gap,
+            "dual_objective": info.dual,
+            "violation": info.violation,
+        }
+        return step
+
+    def complete(self, ws: WorkingSet) -> MasterStep:
+        """The full solve after capped ones (``solver_tol``, ``solver_max_epochs``)."""
+        info = self.svm.solve()
+        return self._step(info.primal, self.svm.alpha, exact=True)
+
+    def _step(self, objective: float, alpha: np.ndarray, exact: bool) -> MasterStep:
         return MasterStep(
-            objective=info.primal,
-            gap=self._claim41_gap(),
-            solver_stop=info.stop_rule,
-            solver_iter=info.n_iter,
-            extra={
-                "restricted_gap": info.gap,
-                "dual_objective": info.dual,
-                "violation": info.violation,
-            },
+            objective=objective,
+            g=self.y * alpha,  # g = y∘α; score (8) = |gᵀh|
+            threshold=self.eps,  # Alg. 1 line 4
+            coef=self.svm.w,
+            intercept=self.svm.b,
+            exact=exact,
+            dual_coef=self.svm.alpha.copy(),
         )
 
-    def _claim41_gap(self) -> float:
+    def _claim41_gap(self, H: np.ndarray) -> float:
         """½·Σ_{j∉𝒲} (Σ_i y_i α_i h_j(x_i))² over the canonical stump set (Claim 4.1)."""
-        if self._gap_index is None:
+        if self.gap is None:
             return float("nan")
-        g = self._y * self._svm.alpha
-        s_all = self._space.scores(g)[self._gap_index]
-        s_sel = self.H_W.T @ g  # selected columns are members of the canonical set (up to sign)
+        space, canonical = self.gap
+        g = self.y * self.svm.alpha
+        s_all = space.scores(g)[canonical]
+        s_sel = H.T @ g  # selected columns are members of the canonical set (up to sign)
         return 0.5 * max(0.0, float(s_all @ s_all) - float(s_sel @ s_sel))
-
-    def _coefficients(self) -> tuple[np.ndarray, float]:
-        return self._svm.w, self._svm.b
-
-    def _refresh_last_step(self) -> None:
-        """Replace the last path entry (and coef_) by the current, fully solved (w, b)."""
-        if self.coef_path_:
-            self.coef_path_[-1] = self._svm.w
-            self.intercept_path_[-1] = np.array(self._svm.b, dtype=np.float64)
-        self.final_objective_ = self._svm.primal_objective()
-
-    def _finish_fit(self) -> None:
-        if self._inexact:  # the final restricted solve is a full one
-            self._svm.solve()
-            self._inexact = False
-            self._refresh_last_step()
-        if self.coef_path_:
-            self.coef_, self.intercept_ = self.coef_path_[-1], self.intercept_path_[-1]
-        self.final_objective_ = self._svm.primal_objective()
-        self.dual_coef_ = self._svm.alpha.copy()
-        del self._svm

@@ -18,7 +18,13 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
+from kernbench.methods.column_generation import (
+    ColumnGenerationClassifier,
+    MasterStep,
+    PricingRule,
+    WorkingSet,
+    weak_learner_space,
+)
 from kernbench.methods.registry import register
 from kernbench.solvers.incremental_inverse import make_inverse
 from kernbench.solvers.simplex import SLSSolution, simplex_code, simplex_labels, sls_closed_form
@@ -74,9 +80,9 @@ class CGENSSLS(ColumnGenerationClassifier):
         "random_state": ["random_state"],
     }
     _binary_only = False
-    _include_constant = False  # the model has biases b_τ: no constant column
-    _absolute_pricing = True  # (13) with the modulus (negation-complete space)
-    _exhausted_reason = "converged"  # every column in 𝒲: the restricted problem is the full one
+    #: (13) with the modulus (negation-complete space); every column in 𝒲: the restricted
+    #: problem is the full one
+    _pricing = PricingRule(absolute=True, exhausted="converged")
 
     def __init__(
         self,
@@ -100,54 +106,90 @@ class CGENSSLS(ColumnGenerationClassifier):
         self.sigma = sigma
         self.random_state = random_state
 
-    # ------------------------------------------------------------------ hooks
-    def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
-        m = X.shape[0]
-        C = float(self.C)
-        self.codes_ = simplex_code(self.classes_.size)
-        L = simplex_labels(y, self.codes_)  # Alg. 2 line 1: L_i = spx(y_i)ᵀ
-        self._l = L.shape[1]
-        self._inv = make_inverse(self.inverse, m, C, self.max_iter)
-        self._R = np.hstack([L, np.ones((m, 1))])  # right-hand sides [L, 1] of (11)
-        self._P = C * self._R  # S⁻¹[L, 1] with S⁻¹ = C·I at J = 0
-        self._sol = self._closed_form()
-        if self.init_dual == "constant":
-            self._U = np.ones((m, self._l))  # the paper's literal initialisation
-        else:
-            self._U = self._sol.U  # J = 0 closed form: U = C(L − 1bᵀ), b = column means of L
-
-    def _closed_form(self) -> SLSSolution:
-        l = self._l
-        return sls_closed_form(self._P[:, :l], self._P[:, l], self.H_W.T, float(self.C))  # (11)
-
-    def _pricing_weights(self) -> np.ndarray:
-        return self._U  # (13): one search per τ with g = U_{:τ}
-
-    def _stop_threshold(self) -> float:
-        return float(self.tol)  # Alg. 2 line 4
-
-    def _add_columns(self, picks: Sequence[Pick]) -> None:
-        for pick in picks:
-            s, denom = self._inv.add_column(pick.column)  # (20) on S⁻¹
-            self._P -= np.outer(s, (s @ self._R) / denom)  # (20) applied to S⁻¹[L, 1]
-
-    def _solve_master(self) -> MasterStep:
-        self._sol = self._closed_form()
-        self._U = self._sol.U
-        return MasterStep(
-            objective=self._sol.objective,
-            solver_stop="closed_form",
-            extra={"bias_kkt": float(np.abs(self._U.sum(axis=0)).max())},  # (18b): 1ᵀU = 0
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
+        return weak_learner_space(
+            X,
+            self.weak_learner,
+            include_constant=False,  # the model has biases b_τ: no constant column
+            rng=rng,
+            n_candidates=self.n_candidates,
+            sigma=self.sigma,
         )
 
-    def _coefficients(self) -> tuple[np.ndarray, np.ndarray]:
-        return self._sol.W, self._sol.b
+    def _make_master(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        space: Any,
+        ws: WorkingSet,
+        rng: np.random.Generator,
+        context: Any = None,
+    ) -> SLSMaster:
+        self.codes_ = simplex_code(self.classes_.size)
+        L = simplex_labels(y, self.codes_)  # Alg. 2 line 1: L_i = spx(y_i)ᵀ
+        inverse = make_inverse(self.inverse, X.shape[0], float(self.C), self.max_iter)
+        return SLSMaster(L, float(self.C), float(self.tol), inverse, self.init_dual)
 
     def _decision_from_columns(self, Hx: np.ndarray, W: np.ndarray, b: Any) -> np.ndarray:
         F = Hx @ W + b  # (14): F(x) = Wᵀ Φ(x) + b ∈ R^l
         scores = F @ self.codes_  # (15): ⟨F(x), c_y⟩ for y = 1..K
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
-    def _finish_fit(self) -> None:
-        self.dual_coef_ = self._sol.U
-        del self._inv, self._P, self._R, self._U, self._sol
+
+class SLSMaster:
+    """CGENS-SLS's restricted master: the closed form (11) of the simplex least-squares SVM.
+
+    S⁻¹[L, 1] (S = HᵀH + C⁻¹I) is kept up to date by the rank-one formula (20) as columns are
+    added, with S⁻¹ itself held by ``inverse`` (dense or Woodbury).
+
+    Parameters
+    ----------
+    L : ndarray of shape (m, K − 1)
+        The simplex codes of the labels.
+    C, tol : float
+        Regularisation, and ε of Alg. 2 line 4 (the pricing threshold).
+    inverse : incremental inverse of S
+    init_dual : {"closed_form", "constant"}
+        The pricing weights before any column: the J = 0 closed form, or all ones.
+    """
+
+    def __init__(self, L: np.ndarray, C: float, tol: float, inverse: Any, init_dual: str) -> None:
+        m = L.shape[0]
+        self.C, self.tol = C, tol
+        self.l = L.shape[1]
+        self.inv = inverse
+        self.R = np.hstack([L, np.ones((m, 1))])  # right-hand sides [L, 1] of (11)
+        self.P = C * self.R  # S⁻¹[L, 1] with S⁻¹ = C·I at J = 0
+        self.init_dual = init_dual
+
+    def start(self) -> MasterStep:
+        sol = self._closed_form(np.empty((self.R.shape[0], 0)))
+        step = self._step(sol)
+        if self.init_dual == "constant":
+            step.g = np.ones_like(sol.U)  # the paper's literal initialisation
+        return step  # else the J = 0 closed form: U = C(L − 1bᵀ), b = column means of L
+
+    def add_columns(self, picks: Sequence[Pick], columns: Sequence[int]) -> None:
+        for pick in picks:
+            s, denom = self.inv.add_column(pick.column)  # (20) on S⁻¹
+            self.P -= np.outer(s, (s @ self.R) / denom)  # (20) applied to S⁻¹[L, 1]
+
+    def solve(self, ws: WorkingSet) -> MasterStep:
+        step = self._step(self._closed_form(ws.H))
+        step.solver_stop = "closed_form"
+        step.extra = {"bias_kkt": float(np.abs(step.g.sum(axis=0)).max())}  # (18b): 1ᵀU = 0
+        return step
+
+    def _closed_form(self, H: np.ndarray) -> SLSSolution:
+        l = self.l
+        return sls_closed_form(self.P[:, :l], self.P[:, l], H.T, self.C)  # (11)
+
+    def _step(self, sol: SLSSolution) -> MasterStep:
+        return MasterStep(
+            objective=sol.objective,
+            g=sol.U,  # (13): one search per τ with g = U_{:τ}
+            threshold=self.tol,  # Alg. 2 line 4
+            coef=sol.W,
+            intercept=sol.b,
+            dual_coef=sol.U,
+        )

@@ -1,64 +1,47 @@
-"""The column-generation base: validation, the loop, tracing, stopping and staged prediction.
+"""The column-generation base: the loop, tracing, stopping and staged prediction.
 
 Every fully-corrective ensemble of kernbench (CGENS, LPBoost, CGENS-SLS, MultiBoost, MultiBoost_cw,
-CG-Boost) is the same loop over a *restricted master problem*:
+CG-Boost) is the same loop between two collaborators, a *restricted master* and a *pricer*, over one
+:class:`~kernbench.methods.cg_pricing.WorkingSet`:
 
 .. code-block:: text
 
-    _init_master(X, y)                       # α₀ / λ₀ / U₀ ..., empty working set
+    step = master.start()                       # α₀ / λ₀ / U₀ ..., no column: a MasterStep
     repeat (at most max_iter times):
-        g      = _pricing_weights()          # (m,) signed weights, or (m, K) one column per class
-        picks  = _price(g)                   # oracle call(s) on the weak-learner space -> [Pick]
-        score  = _pricing_score(picks)       # default: max pick score
-        if score <= _stop_threshold(): stop  # "converged"   (CGENS: ε; LPBoost: 1 + ε)
-        _add_columns(picks)                  # push the new column(s) into the master
-        step   = _solve_master()             # re-solve, warm-started -> MasterStep
-        W, b   = _coefficients()             # W (J,) or (J, K); b scalar or (K,); kept per iter.
+        priced = pricer.price(step, ws)   # -> PricingResult
+        if priced.stop: (an inexact step is first completed and priced again) stop
+        ws.add(priced.picks, priced.columns)
+        master.add_columns(priced.picks, priced.columns)
+        step = master.solve(ws)                 # re-solve, warm-started -> MasterStep
+        path, trace += step.coef, step.intercept, step's numbers; stop if step.stop
 
-:class:`ColumnGenerationClassifier` does everything except the four method-specific hooks
-``_init_master``, ``_pricing_weights``, ``_add_columns``, ``_solve_master`` (+ ``_coefficients`` and
-``_stop_threshold``). It keeps:
+Every value travels as an argument or a returned result: the master's :class:`MasterStep` carries
+the coefficients, the pricing weights ``g`` (shape (m,), or (m, K) one column per class) and the
+threshold of the next pricing; the pricer's :class:`~kernbench.methods.cg_pricing.PricingResult`
+carries the picks, the class each answers, the score, the threshold and the stop reason. A master
+keeps only its restricted problem between calls (the warm start).
+
+:class:`ColumnGeneration` runs the loop (:class:`ColumnGenerationClassifier` for classifiers) and
+keeps:
 
 * ``learners_``: the selected weak learners in order (a learner per column; several per iteration is
-  fine, e.g. one per class for MultiBoost_cw); ``self.H_W``: their training columns (m × J);
+  fine, e.g. one per class for MultiBoost_cw);
 * ``coef_path_`` / ``intercept_path_``: the coefficients after EVERY restricted solve (they change
   each iteration in fully-corrective methods), so ``staged_decision_function`` evaluates the
   learners once on X and takes one matrix product per iteration;
 * ``trace_``: per iteration ``objective``, ``gap``, ``score`` (pricing score of the added column),
   ``train_error``, ``time_s`` (cumulative fit time, pricing included), ``n_columns``,
-  ``solver_iter`` and ``solver_stop`` (which stopping rule of the restricted solver fired), plus any
-  ``MasterStep.extra`` entries; ``n_iter_``, ``stop_reason_`` ("converged" | "max_iter" |
-  "exhausted" (every column of a finite space selected) | "empty_space" | "max_time" (a subclass
-  with a ``max_time`` parameter: the wall-clock cap, checked after each iteration)),
+  ``solver_iter`` and ``solver_stop`` (which stopping rule of the restricted solver fired), plus the
+  pricing's and the step's ``extra`` entries; ``n_iter_``, ``stop_reason_`` (:data:`STOP_REASONS`),
   ``final_score_``;
 * ``feature_usage_``: the fraction of the learners splitting on each feature (stump spaces; None
   for other weak learners), Shen & Liu Fig. 5.
 
-Optional hooks with defaults: ``_make_space`` (stump / perceptron / Fourier space from the
-``weak_learner``, ``n_candidates``, ``sigma`` parameters; CG-Boost returns its kernel-column space),
-``_price`` (one oracle call with ``exclude`` = the working set; for a 2-D ``g``, the best pick over
-its columns, or one pick per column with ``_pick_per_column``), ``_decision_from_columns``
-(``Hx @ W + b``; CGENS-SLS decodes simplex codes here),
-``_learner_matrix`` (vectorised per learner type), ``_encode_targets``, ``_training_decision``
-(the training-set decision values behind the trace's ``train_error``; default from ``H_W``).
-
-Class attributes a subclass sets: ``_binary_only`` (labels mapped to ±1 with +1 = ``classes_[1]``;
-otherwise class indices 0..K−1), ``_include_constant`` (stump space offers the constant column:
-bias-free models), ``_absolute_pricing`` (criterion (8) |Σ g h| instead of (6)),
-``_exclude_selected`` (False: no exclusion at all, LPBoost), and for multi-class and W ≥ 0 models:
-
-* ``_pick_per_column``: a 2-D ``g`` (m × K) returns K picks in one pass, one per column, and every
-  column has its own working set (a learner chosen for column k is excluded from column k only:
-  the class-wise learner sets of MultiBoost_cw). Default False: one pick, the best over columns.
-* ``_signed_columns``: h and −h are different columns (models with W ≥ 0, where −h cannot be
-  reached through a negative coefficient), so selecting h leaves −h available. Default False:
-  columns are excluded up to sign. Exhaustive (stump) spaces honour it exactly; sampled spaces draw
-  fresh continuous candidates and keep excluding up to sign.
-* ``_exhausted_reason``: the stop reason when every candidate is excluded (default "exhausted";
-  methods whose restricted problem is then the full problem may call it "converged").
-
-Every ``_price`` records ``_pick_columns``: the column of ``g`` each returned pick answers (the
-class of a class-wise learner), for ``_add_columns`` to read.
+A subclass supplies ``_make_space`` (the weak-learner space; :func:`weak_learner_space` builds the
+stump / perceptron / Fourier spaces), ``_make_master`` and, unless the default
+:class:`~kernbench.methods.cg_pricing.OraclePricer` with its class's ``_pricing`` rule fits,
+``_make_pricer``; optionally ``_decision_from_columns`` (``Hx @ W + b``; CGENS-SLS decodes simplex
+codes), ``_finish_fit`` (fitted attributes from the last step) and ``_time_cap``.
 """
 
 from __future__ import annotations
@@ -67,82 +50,43 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
-from sklearn.base import _fit_context
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kernbench.methods.base import IterativeMixin, KernbenchClassifier
-from kernbench.weak.base import ColumnSet, Pick
+from kernbench.methods.base import IterativeMixin, KernbenchClassifier, generator_from
+from kernbench.methods.cg_pricing import (
+    OraclePricer,
+    PricingResult,
+    PricingRule,
+    StumpColumnIds,
+    WorkingSet,
+)
+from kernbench.methods.constraints import check_cross_constraints
+from kernbench.weak.base import Pick
 from kernbench.weak.fourier import FourierSpace
 from kernbench.weak.perceptron import PerceptronSpace
-from kernbench.weak.stumps import (
-    TIE_RTOL,
-    SpaceExhaustedError,
-    Stump,
-    StumpSpace,
-    feature_usage,
-    predict_stumps,
-    stump_arrays,
-)
-
-
-class StumpColumnIds:
-    """An id per stump candidate, equal for candidates whose columns are equal (up to sign).
-
-    Columns equal up to sign have scores equal up to sign for every g; two random Gaussian weight
-    vectors separate distinct columns with probability one, in O(m·D) without building columns.
-
-    Parameters
-    ----------
-    space : StumpSpace
-    seed : int
-        Seed of the two random weight vectors.
-    signed : bool
-        False: h and −h share an id (one id per candidate). True: h and −h are different columns
-        (W ≥ 0 models); ``ids`` then has 2·n_candidates entries, entry i for candidate i with
-        polarity +1 and n_candidates + i with polarity −1.
-
-    Attributes
-    ----------
-    ids : ndarray of shape (n_candidates,) or (2·n_candidates,)
-        Column id of every candidate (and polarity, when signed); ids are 0..n_distinct−1.
-    first : ndarray of shape (n_distinct,)
-        The first entry of ``ids`` with every id (unsigned: the canonical set,
-        docs/methods/column_generation.md).
-    """
-
-    def __init__(self, space: StumpSpace, seed: int = 0, *, signed: bool = False) -> None:
-        m = space.X.shape[0]
-        self.signed = bool(signed)
-        self._R = np.random.default_rng(seed).standard_normal((m, 2))
-        self._scale = np.abs(self._R).sum(axis=0)
-        S = space.scores(self._R)
-        keys = self._keys(np.vstack([S, -S]) if self.signed else S)
-        uniq, first, ids = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-        self.ids = ids.ravel()
-        self.first = first
-        self._lookup = {tuple(k): i for i, k in enumerate(uniq)}
-
-    def _keys(self, S: np.ndarray) -> np.ndarray:
-        if not self.signed:
-            S = S * np.where(S[:, :1] < 0, -1.0, 1.0)
-        return np.round(S / self._scale, 10) + 0.0  # + 0.0 merges −0.0 with 0.0
-
-    def id_of(self, column: np.ndarray) -> int | None:
-        """The id of a training column (None if it is not a candidate's column)."""
-        return self._lookup.get(tuple(self._keys((column @ self._R)[None, :])[0]))
+from kernbench.weak.stumps import Stump, StumpSpace, feature_usage, predict_stumps, stump_arrays
 
 
 @dataclass
 class MasterStep:
-    """What one restricted-master solve reports to the loop (one trace row).
+    """What the restricted master reports after a solve (one trace row), or at the start.
 
     Attributes
     ----------
     objective : float
         Restricted primal objective after the solve.
+    g : ndarray of shape (m,) or (m, K)
+        The pricing weights of the next pricing (signed sample weights, one column per class).
+    threshold : float
+        The pricing stops ("converged") when the best score is at most this value.
+    coef : ndarray of shape (J,) or (J, K)
+        The coefficients W of the selected columns.
+    intercept : float or ndarray of shape (K,)
+        The bias b.
     gap : float
         Method-defined optimality gap (CGENS: Claim 4.1's ½Σ_{j∉𝒲} s_j²); NaN if not computable.
     solver_stop : str
@@ -151,223 +95,155 @@ class MasterStep:
         Iterations of the restricted solver in this call.
     extra : dict
         Further per-iteration numbers, traced under their keys.
+    exact : bool
+        False when the solve stopped early on purpose (inexact column generation): the loop asks
+        the master to ``complete`` it before accepting a "converged" pricing and at the end.
+    stop : str or None
+        A stop reason of the master's own after this step (e.g. "objective_stalled", "TR3").
+    decision : ndarray or None
+        Training decision values of the step when the master has them without a pass over the
+        columns (else the loop computes them from the working set).
+    dual_coef : ndarray or None
+        The dual variables of the step (``dual_coef_`` after the fit).
+    result : object
+        The restricted solver's own result, for a pricer that needs more than ``g`` (CG-Boost
+        reads the slacks and the objective).
     """
 
     objective: float
+    g: np.ndarray
+    threshold: float
+    coef: np.ndarray
+    intercept: Any
     gap: float = float("nan")
     solver_stop: str = ""
     solver_iter: int = 0
-    extra: dict[str, float] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    exact: bool = True
+    stop: str | None = None
+    decision: np.ndarray | None = None
+    dual_coef: np.ndarray | None = None
+    result: Any = None
 
 
-class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
-    """Base class of column-generation ensembles (see the module docstring for the hook protocol).
+class RestrictedMaster(Protocol):
+    """The restricted master problem of one method (see the module docstring)."""
 
-    Subclasses define ``__init__`` with their parameters (scikit-learn style). The base reads
-    ``max_iter`` and, when present, ``weak_learner``, ``n_candidates``, ``sigma`` and
-    ``random_state``.
+    def start(self) -> MasterStep:
+        """The state before any column: coefficients, pricing weights and threshold."""
+        ...
+
+    def add_columns(self, picks: Sequence[Pick], columns: Sequence[int]) -> None:
+        """Push the picked columns (``columns[i]``: the class pick i answers) into the master."""
+        ...
+
+    def solve(self, ws: WorkingSet) -> MasterStep:
+        """Re-solve over the working set (warm-started) and report."""
+        ...
+
+    # A master whose ``solve`` may return ``exact=False`` also has
+    # ``complete(ws) -> MasterStep``: finish that solve (the loop calls it before accepting a
+    # "converged" pricing, and after the last iteration).
+
+
+#: The stop reasons of ``stop_reason_``, shared by every column-generation estimator.
+STOP_REASONS = {
+    "converged": "no column outside the working set is violated (the pricing threshold)",
+    "max_iter": "the iteration cap",
+    "exhausted": "every column of a finite space selected",
+    "empty_space": "the weak-learner space has no candidate",
+    "max_time": "the wall-clock cap, checked after each iteration",
+    "objective_stalled": "the restricted objective changed by less than rel_tol",
+    "TR3": "CG-Boost: the validation error has not improved for patience iterations",
+}
+
+
+def weak_learner_space(
+    X: np.ndarray,
+    kind: str,
+    *,
+    include_constant: bool,
+    rng: np.random.Generator,
+    n_candidates: int = 2000,
+    sigma: float = 1.0,
+    max_bins: int | None = None,
+) -> Any:
+    """The weak-learner space named ``kind`` on the training X, or None if it has no candidate.
+
+    ``stump``: every stump (``include_constant``: with the constant column, for bias-free models;
+    ``max_bins``: the binned search); ``perceptron`` / ``fourier``: ``n_candidates`` fresh samples
+    per oracle call (``sigma``: the Fourier bandwidth).
+    """
+    if kind == "stump":
+        space = StumpSpace(X, include_constant=include_constant, max_bins=max_bins)
+        return space if space.n_candidates > 0 else None
+    if kind == "perceptron":
+        return PerceptronSpace(X, n_candidates=n_candidates, random_state=rng)
+    if kind == "fourier":
+        return FourierSpace(X, sigma=sigma, n_candidates=n_candidates, random_state=rng)
+    raise ValueError(f"unknown weak_learner {kind!r}; expected 'stump', 'perceptron' or 'fourier'")
+
+
+class ColumnGeneration(IterativeMixin, BaseEstimator):
+    """The column-generation loop, for classifiers and regressors (see the module docstring).
+
+    Subclasses define ``__init__`` with their parameters (scikit-learn style, ``max_iter`` the
+    path parameter), ``_prepare_targets``, ``_train_error``, ``_make_space`` and
+    ``_make_master``.
     """
 
     path_param: ClassVar[str] = "max_iter"
-    _binary_only: ClassVar[bool] = True
-    _include_constant: ClassVar[bool] = False
-    _absolute_pricing: ClassVar[bool] = True
-    #: the default pricing excludes the working set (docs/methods/column_generation.md); LPBoost
-    #: does not need to
-    _exclude_selected: ClassVar[bool] = True
-    #: 2-D pricing weights: one pick per column, each column with its own working set
-    _pick_per_column: ClassVar[bool] = False
-    #: W ≥ 0 models: h and −h are different columns (exclusion respects the sign)
-    _signed_columns: ClassVar[bool] = False
-    #: stop reason when every candidate is excluded
-    _exhausted_reason: ClassVar[str] = "exhausted"
+    #: how the default pricer scores and excludes columns
+    _pricing: ClassVar[PricingRule] = PricingRule()
 
-    # ------------------------------------------------------------------ hooks (subclass)
-    def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
-        """Set up the restricted master for targets ``y`` (±1 floats, or class indices)."""
+    def _prepare_targets(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Validated ``(X, y)`` and the targets the master is built on."""
         raise NotImplementedError
 
-    def _pricing_weights(self) -> np.ndarray:
-        """Signed sample weights g (m,) of the pricing problem, or G (m, K)."""
+    def _train_error(self, dec: np.ndarray, y: np.ndarray) -> float:
+        """The training error traced per iteration, from the decision values."""
         raise NotImplementedError
 
-    def _add_columns(self, picks: Sequence[Pick]) -> None:
-        """Push the picked columns into the master (the base has already appended them to H_W)."""
-        raise NotImplementedError
-
-    def _solve_master(self) -> MasterStep:
-        """Re-solve the restricted master (warm-started) and report."""
-        raise NotImplementedError
-
-    def _coefficients(self) -> tuple[np.ndarray, Any]:
-        """Current (W, b): W of shape (J,) or (J, K); b a float or shape (K,)."""
-        raise NotImplementedError
-
-    def _stop_threshold(self) -> float:
-        """The loop stops (converged) when the pricing score is ≤ this value."""
-        raise NotImplementedError
-
-    # ------------------------------------------------------------------ hooks with defaults
-    def _make_space(self, X: np.ndarray) -> Any:
+    # ------------------------------------------------------------------ collaborators
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
         """The weak-learner space on the training X, or None if it has no candidate."""
-        kind = getattr(self, "weak_learner", "stump")
-        max_bins = getattr(self, "max_bins", None)
-        if max_bins is not None and kind != "stump":
-            raise ValueError(f"max_bins applies to weak_learner='stump' only, not {kind!r}")
-        if kind == "stump":
-            space = StumpSpace(X, include_constant=self._include_constant, max_bins=max_bins)
-            return space if space.n_candidates > 0 else None
-        n_cand = getattr(self, "n_candidates", 2000)
-        if kind == "perceptron":
-            return PerceptronSpace(X, n_candidates=n_cand, random_state=self._rng)
-        if kind == "fourier":
-            return FourierSpace(
-                X, sigma=getattr(self, "sigma", 1.0), n_candidates=n_cand, random_state=self._rng
-            )
-        raise ValueError(
-            f"unknown weak_learner {kind!r}; expected 'stump', 'perceptron' or 'fourier'"
-        )
+        raise NotImplementedError
 
-    def _price(self, g: np.ndarray) -> list[Pick]:
-        """Oracle call(s): the best learner(s) outside the working set(s).
+    def _make_master(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        space: Any,
+        ws: WorkingSet,
+        rng: np.random.Generator,
+        context: Any,
+    ) -> RestrictedMaster:
+        """The restricted master for targets ``y`` (±1 floats, or class indices) on the empty
+        working set ``ws``."""
+        raise NotImplementedError
 
-        1-D g: one pick. 2-D g: the best pick over its columns, or one pick per column with
-        ``_pick_per_column``. Sets ``_pick_columns`` (the column each pick answers).
-        """
-        if self._stump_ids is not None:
-            if g.ndim == 1 and not self._signed_columns:
-                self._pick_columns = [0]
-                return [self._price_stumps(g)]
-            return self._price_stump_columns(g.reshape(g.shape[0], -1))
-        if g.ndim == 1:
-            self._pick_columns = [0]
-            return [self._space.best(g, rng=self._rng, **self._oracle_kw(None))]
-        K = g.shape[1]
-        if self._pick_per_column:
-            excl = [self._oracle_kw(k)["exclude"] for k in range(K)]
-            kw = dict(absolute=self._absolute_pricing)
-            if hasattr(self._space, "best_many"):
-                picks = self._space.best_many(g, exclude=excl, **kw)
-            else:
-                picks = [
-                    self._space.best(g[:, k], rng=self._rng, exclude=excl[k], **kw)
-                    for k in range(K)
-                ]
-            self._pick_columns = list(range(K))
-            return picks
-        kw = self._oracle_kw(None)
-        if hasattr(self._space, "best_many"):
-            picks = self._space.best_many(g, **kw)
-        else:
-            picks = [self._space.best(g[:, k], rng=self._rng, **kw) for k in range(K)]
-        best = max(range(K), key=lambda k: picks[k].score)
-        self._pick_columns = [best]
-        return [picks[best]]
+    def _make_pricer(self, space: Any, master: Any, rng: np.random.Generator) -> Any:
+        """The pricer (default: the oracle pricer with the class's ``_pricing`` rule)."""
+        return OraclePricer(space, self._pricing, rng)
 
-    def _oracle_kw(self, column: int | None) -> dict[str, Any]:
-        """``absolute`` and ``exclude`` for a sampled space's oracle (column: its working set)."""
-        if not self._exclude_selected:
-            exclude = None
-        elif column is None or not self._pick_per_column:
-            exclude = self._selected
-        else:
-            exclude = self._selected_by_column.setdefault(column, ColumnSet())
-        return dict(absolute=self._absolute_pricing, exclude=exclude)
+    def _make_working_set(self, m: int, space: Any) -> WorkingSet:
+        return WorkingSet(m, space, self._pricing)
 
-    def _price_stump_columns(self, G: np.ndarray) -> list[Pick]:
-        """Exhaustive stump pricing of every column of G (m × K) in one presorted pass.
+    def _finish_fit(
+        self, master: Any, ws: WorkingSet, last: MasterStep, priced: PricingResult | None
+    ) -> None:
+        """Fitted attributes from the master, the working set, the last step and the last
+        pricing (the base has set the path, trace, coefficients, ``stop_reason_`` and
+        ``dual_coef_``)."""
 
-        Entries are (candidate, polarity): with ``_signed_columns`` both polarities are separate
-        entries masked separately (the signed score, criterion (6) with W ≥ 0); otherwise |score|
-        with the working set up to sign. ``_pick_per_column``: one pick per column (its own working
-        set; columns whose candidates are all excluded give no pick); else the best entry over all
-        columns. Near-ties (relative ``TIE_RTOL``) go to the first entry in candidate order (signed:
-        all +1 polarities before the −1 ones), then to the first column.
-        """
-        space: StumpSpace = self._space
-        K = G.shape[1]
-        S = space.scores(G)  # (n_candidates, K), polarity +1
-        n = S.shape[0]
-        A = np.vstack([S, -S]) if self._signed_columns else np.abs(S)
-        mask = self._stump_mask(K)[self._stump_ids.ids]  # (entries, K) or (entries, 1)
-        A = np.where(mask, -np.inf, A)
-        tol = TIE_RTOL * np.abs(G).sum(axis=0)  # (K,)
+    def _time_cap(self) -> float | None:
+        """The wall-clock cap in seconds (a method with a ``max_time`` parameter), or None."""
+        return None
 
-        def pick(entry: int, k: int) -> Pick:
-            index = entry % n if self._signed_columns else entry
-            if self._signed_columns:
-                sign = 1 if entry < n else -1
-            else:
-                sign = 1 if S[index, k] >= 0 else -1
-            column = sign * space.column(index)
-            return Pick(space.stump(index, sign), column, float(column @ G[:, k]))
-
-        if self._pick_per_column:
-            picks, cols = [], []
-            for k in range(K):
-                best = A[:, k].max()
-                if np.isfinite(best):
-                    picks.append(pick(int(np.flatnonzero(A[:, k] >= best - tol[k])[0]), k))
-                    cols.append(k)
-            if not picks:
-                raise SpaceExhaustedError("every stump candidate is excluded in every column")
-            self._pick_columns = cols
-            return picks
-        row = A.max(axis=1)
-        best = row.max()
-        if not np.isfinite(best):
-            raise SpaceExhaustedError("every stump candidate is excluded")
-        entry = int(np.flatnonzero(row >= best - tol.max())[0])
-        k = int(np.argmax(A[entry]))
-        self._pick_columns = [k]
-        return [pick(entry, k)]
-
-    def _stump_mask(self, K: int) -> np.ndarray:
-        """The working-set mask over column ids, shape (n_ids, K) per column or (n_ids, 1)."""
-        if self._selected_ids.ndim == 1:
-            self._selected_ids = self._selected_ids[:, None]
-        if self._pick_per_column and self._selected_ids.shape[1] != K:
-            grown = np.zeros((self._selected_ids.shape[0], K), dtype=bool)
-            grown[:] = self._selected_ids.any(axis=1, keepdims=True)
-            self._selected_ids = grown
-        return self._selected_ids
-
-    def _price_stumps(self, g: np.ndarray) -> Pick:
-        """Exhaustive stump pricing with the working set masked by column id, O(m·D) per call.
-
-        Same rule as ``StumpSpace.best`` with ``exclude`` (max |score| over the candidates whose
-        column is not selected, near-ties to the first candidate), without hashing columns.
-        """
-        space: StumpSpace = self._space
-        s = space.scores(g)
-        a = np.abs(s)
-        used = self._selected_ids if self._selected_ids.ndim == 1 else self._selected_ids[:, 0]
-        a[used[self._stump_ids.ids]] = -np.inf
-        best = a.max()
-        if not np.isfinite(best):
-            raise SpaceExhaustedError("every stump candidate is excluded")
-        tol = TIE_RTOL * float(np.abs(g).sum())
-        index = int(np.flatnonzero(a >= best - tol)[0])
-        sign = 1 if s[index] >= 0 else -1
-        column = sign * space.column(index)
-        return Pick(space.stump(index, sign), column, float(column @ g))
-
-    def _pricing_score(self, picks: Sequence[Pick]) -> float:
-        return max(p.score for p in picks)
-
-    def _encode_targets(self, y: np.ndarray) -> np.ndarray:
-        """±1 floats (+1 = classes_[1]) for binary methods, else class indices."""
-        idx = np.searchsorted(self.classes_, y)
-        return np.where(idx == 1, 1.0, -1.0) if self._binary_only else idx
-
+    # ------------------------------------------------------------------ columns and values
     def _decision_from_columns(self, Hx: np.ndarray, W: np.ndarray, b: Any) -> np.ndarray:
         """Decision values from learner outputs Hx (n × J) and coefficients (default Hx W + b)."""
         return Hx @ W + b
-
-    def _training_decision(self, W: np.ndarray, b: Any) -> np.ndarray:
-        """Decision values on the training set for the trace's train error (default from H_W;
-        a method that keeps an equivalent state may answer without a pass over H_W)."""
-        return self._decision_from_columns(self.H_W, W, b)
 
     def _learner_matrix(self, X: np.ndarray) -> np.ndarray:
         """Outputs of all selected learners on X, shape (n, J), vectorised per learner type."""
@@ -386,40 +262,9 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
                 out[:, idx] = np.column_stack([lrn.predict(X) for lrn in group])
         return out
 
-    # ------------------------------------------------------------------ column store
-    @property
-    def H_W(self) -> np.ndarray:
-        """Training columns of the selected learners, shape (m, J) (a view; valid during fit)."""
-        return self._H[:, : self._n_cols]
-
-    def _append_columns(self, picks: Sequence[Pick]) -> None:
-        k = len(picks)
-        m = self._H.shape[0]
-        if self._n_cols + k > self._H.shape[1]:
-            grown = np.empty((m, max(2 * self._H.shape[1], self._n_cols + k)))
-            grown[:, : self._n_cols] = self.H_W
-            self._H = grown
-        cols = getattr(self, "_pick_columns", None)
-        if cols is None or len(cols) != k:
-            cols = [0] * k
-        for p, col in zip(picks, cols):
-            self._H[:, self._n_cols] = p.column
-            self._n_cols += 1
-            self._selected.add(p.column)
-            if self._pick_per_column:
-                self._selected_by_column.setdefault(col, ColumnSet()).add(p.column)
-            if self._stump_ids is not None:
-                cid = self._stump_ids.id_of(p.column)
-                if cid is not None:
-                    if self._selected_ids.ndim == 1:
-                        self._selected_ids[cid] = True
-                    else:
-                        self._selected_ids[cid, col if self._pick_per_column else 0] = True
-            self.learners_.append(p.learner)
-
     # ------------------------------------------------------------------ the loop
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: Any, y: Any) -> ColumnGenerationClassifier:
+    def fit(self, X: Any, y: Any) -> ColumnGeneration:
         """Run column generation on (X, y).
 
         Parameters
@@ -431,103 +276,98 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         -------
         self
         """
-        X, y, _ = self._check_training_data(X, y, binary_only=self._binary_only)
-        self._rng = self._make_rng()
-        m = X.shape[0]
-        self._H = np.empty((m, 32))
-        self._n_cols = 0
-        self._selected = ColumnSet()
-        self._selected_by_column: dict[int, ColumnSet] = {}
-        self._pick_columns: list[int] = []
-        self.learners_: list[Any] = []
-        self.coef_path_: list[np.ndarray] = []
-        self.intercept_path_: list[Any] = []
-        trace: dict[str, list] = defaultdict(list)
-        y_enc = self._encode_targets(y)
+        check_cross_constraints(self)
+        return self._fit(X, y, None)
 
+    def _fit(self, X: Any, y: Any, context: Any) -> ColumnGeneration:
+        """The fit on (X, y); ``context`` is handed to ``_make_master`` (CG-Boost: the held-out
+        validation set)."""
+        X, y, y_enc = self._prepare_targets(X, y)
+        rng = generator_from(self.get_params(deep=False).get("random_state"))
         t0 = time.perf_counter()
-        self._space = self._make_space(X)
-        self._stump_ids = None
-        if isinstance(self._space, StumpSpace) and self._exclude_selected:
-            self._stump_ids = StumpColumnIds(self._space, signed=self._signed_columns)
-            self._selected_ids = np.zeros(self._stump_ids.first.size, dtype=bool)
-        self._init_master(X, y_enc)
-        self.stop_reason_ = "max_iter"
-        self.final_score_ = float("nan")
-        for _ in range(self.max_iter):
-            if self._space is None:
-                self.stop_reason_ = "empty_space"
-                break
-            g = self._pricing_weights()
-            try:
-                picks = self._price(g)
-            except SpaceExhaustedError:  # every column selected: the master is the full problem
-                self.final_score_ = -np.inf  # the best score over no candidate
-                self.stop_reason_ = self._exhausted_reason
-                break
-            score = self._pricing_score(picks)
-            self.final_score_ = float(score)
-            if score <= self._stop_threshold():
-                self.stop_reason_ = "converged"
-                break
-            self._append_columns(picks)
-            self._add_columns(picks)
-            step = self._solve_master()
-            W, b = self._coefficients()
-            self.coef_path_.append(np.array(W, dtype=np.float64, copy=True))
-            self.intercept_path_.append(np.array(b, dtype=np.float64, copy=True))
-            dec = self._training_decision(W, b)
-            trace["objective"].append(float(step.objective))
-            trace["gap"].append(float(step.gap))
-            trace["score"].append(float(score))
-            trace["train_error"].append(self._train_error(dec, y))
-            trace["time_s"].append(time.perf_counter() - t0)
-            trace["n_columns"].append(self._n_cols)
-            trace["solver_iter"].append(int(step.solver_iter))
-            trace["solver_stop"].append(step.solver_stop)
-            for key, value in step.extra.items():
-                trace[key].append(value)
-            reason = self._should_stop(step)
-            if reason is None and self._time_capped(trace["time_s"][-1]):
-                reason = "max_time"
-            if reason is not None:
-                self.stop_reason_ = reason
-                break
-        self.n_iter_ = len(self.coef_path_)
-        self.trace_ = dict(trace)
-        if self.n_iter_:
-            self.coef_, self.intercept_ = self.coef_path_[-1], self.intercept_path_[-1]
-        else:
-            W, b = self._coefficients()
-            self.coef_ = np.array(W, dtype=np.float64)
-            self.intercept_ = np.array(b, dtype=np.float64)
-        self.model_size_ = len(self.learners_)
-        self.feature_usage_ = feature_usage(self.learners_, X.shape[1])  # Fig. 5 (stumps)
+        space = self._make_space(X, rng)
+        ws = self._make_working_set(X.shape[0], space)
+        master = self._make_master(X, y_enc, space, ws, rng, context)
+        pricer = self._make_pricer(space, master, rng) if space is not None else None
+        last, priced = self._run(master, pricer, ws, y, t0)
+        self.learners_ = ws.learners
+        self.model_size_ = len(ws.learners)
+        self.feature_usage_ = feature_usage(ws.learners, X.shape[1])  # Fig. 5 (stumps)
         self.fit_time_ = time.perf_counter() - t0
-        self._finish_fit()
-        del self._H, self._space, self._selected, self._stump_ids, self._selected_by_column
+        if last.dual_coef is not None:
+            self.dual_coef_ = last.dual_coef
+        self._finish_fit(master, ws, last, priced)
         return self
 
-    def _train_error(self, dec: np.ndarray, y: np.ndarray) -> float:
-        """Training error traced per iteration (misclassified fraction; a regressor: its RMSE)."""
-        return float(np.mean(self._labels_from_decision(dec) != y))
-
-    def _should_stop(self, step: MasterStep) -> str | None:
-        """Hook after each restricted solve: a stop reason (e.g. the objective stalled) or None."""
-        return None
-
-    def _finish_fit(self) -> None:
-        """Hook after the loop (e.g. drop large solver state)."""
-
-    def _time_capped(self, elapsed: float) -> bool:
-        """The wall-clock cap: a subclass with a ``max_time`` parameter (seconds, None: no cap)
-        stops with "max_time" after the iteration during which it was reached."""
-        cap = getattr(self, "max_time", None)
-        return cap is not None and elapsed >= cap
+    def _run(
+        self, master: RestrictedMaster, pricer: Any, ws: WorkingSet, y: np.ndarray, t0: float
+    ) -> tuple[MasterStep, PricingResult | None]:
+        """The loop of the module docstring: sets the path, trace and stop attributes and
+        returns the last step and the last pricing."""
+        coef_path: list[np.ndarray] = []
+        intercept_path: list[Any] = []
+        trace: dict[str, list] = defaultdict(list)
+        step = master.start()
+        priced = None
+        stop = "max_iter"
+        final_score = float("nan")
+        time_cap = self._time_cap()
+        for _ in range(self.max_iter):
+            if pricer is None:
+                stop = "empty_space"
+                break
+            priced = pricer.price(step, ws)
+            if priced.stop == "converged" and not step.exact:
+                # a threshold met on an inexact solve proves nothing: complete it, price again
+                step = master.complete(ws)
+                _replace_last(coef_path, intercept_path, step)
+                priced = pricer.price(step, ws)
+            final_score = float(priced.score)
+            if priced.stop is not None:
+                stop = priced.stop
+                break
+            ws.add(priced.picks, priced.columns)
+            master.add_columns(priced.picks, priced.columns)
+            step = master.solve(ws)
+            coef_path.append(np.array(step.coef, dtype=np.float64, copy=True))
+            intercept_path.append(np.array(step.intercept, dtype=np.float64, copy=True))
+            dec = step.decision
+            if dec is None:
+                dec = self._decision_from_columns(ws.H, step.coef, step.intercept)
+            trace["objective"].append(float(step.objective))
+            trace["gap"].append(float(step.gap))
+            trace["score"].append(float(priced.score))
+            trace["train_error"].append(self._train_error(dec, y))
+            trace["time_s"].append(time.perf_counter() - t0)
+            trace["n_columns"].append(ws.n_columns)
+            trace["solver_iter"].append(int(step.solver_iter))
+            trace["solver_stop"].append(step.solver_stop)
+            for key, value in {**priced.extra, **step.extra}.items():
+                trace[key].append(value)
+            reason = step.stop
+            if reason is None and time_cap is not None and trace["time_s"][-1] >= time_cap:
+                reason = "max_time"
+            if reason is not None:
+                stop = reason
+                break
+        if not step.exact:  # the final restricted solve is a full one
+            step = master.complete(ws)
+            _replace_last(coef_path, intercept_path, step)
+        self.coef_path_, self.intercept_path_ = coef_path, intercept_path
+        self.n_iter_ = len(coef_path)
+        self.trace_ = dict(trace)
+        self.stop_reason_ = stop
+        self.final_score_ = final_score
+        if coef_path:
+            self.coef_, self.intercept_ = coef_path[-1], intercept_path[-1]
+        else:
+            self.coef_ = np.array(step.coef, dtype=np.float64)
+            self.intercept_ = np.array(step.intercept, dtype=np.float64)
+        return step, priced
 
     # ------------------------------------------------------------------ prediction
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Decision values F(x) of the final model (binary: shape (n,), positive ↔ classes_[1])."""
+    def _values(self, X: Any) -> np.ndarray:
+        """Decision values F(x) of the final model."""
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
         Hx = self._learner_matrix(X)
@@ -535,11 +375,7 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
             Hx[:, : self.coef_.shape[0]], self.coef_, self.intercept_
         )
 
-    def predict(self, X: Any) -> np.ndarray:
-        """Class labels: sign of F (binary, sign(0) = +1) or the argmax over classes."""
-        return self._labels_from_decision(self.decision_function(X))
-
-    def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
+    def _staged_values(self, X: Any) -> Iterator[np.ndarray]:
         """Decision values after iterations 1..n_iter_ (learners evaluated once on X).
 
         A fit that converged before adding any column yields the column-free model once.
@@ -553,7 +389,58 @@ class ColumnGenerationClassifier(IterativeMixin, KernbenchClassifier):
         for W, b in zip(self.coef_path_, self.intercept_path_):
             yield self._decision_from_columns(Hx[:, : W.shape[0]], W, b)
 
+
+class ColumnGenerationClassifier(ColumnGeneration, KernbenchClassifier):
+    """Base class of column-generation classifiers: labels in, decision values out."""
+
+    #: labels mapped to ±1 with +1 = ``classes_[1]``; otherwise class indices 0..K−1
+    _binary_only: ClassVar[bool] = True
+
+    def _prepare_targets(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        X, y, idx = self._check_training_data(X, y, binary_only=self._binary_only)
+        return X, y, (np.where(idx == 1, 1.0, -1.0) if self._binary_only else idx)
+
+    def _train_error(self, dec: np.ndarray, y: np.ndarray) -> float:
+        """The misclassified fraction."""
+        return float(np.mean(self._labels_from_decision(dec) != y))
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Decision values F(x) of the final model (binary: shape (n,), positive ↔ classes_[1])."""
+        return self._values(X)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class labels: sign of F (binary, sign(0) = +1) or the argmax over classes."""
+        return self._labels_from_decision(self.decision_function(X))
+
+    def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
+        """Decision values after iterations 1..n_iter_ (learners evaluated once on X).
+
+        A fit that converged before adding any column yields the column-free model once.
+        """
+        yield from self._staged_values(X)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = not self._binary_only
         return tags
+
+
+def _replace_last(coef_path: list, intercept_path: list, step: MasterStep) -> None:
+    """Replace the last path entry by a completed step's coefficients."""
+    if coef_path:
+        coef_path[-1] = np.array(step.coef, dtype=np.float64, copy=True)
+        intercept_path[-1] = np.array(step.intercept, dtype=np.float64, copy=True)
+
+
+__all__ = [
+    "STOP_REASONS",
+    "ColumnGeneration",
+    "ColumnGenerationClassifier",
+    "MasterStep",
+    "PricingResult",
+    "PricingRule",
+    "RestrictedMaster",
+    "StumpColumnIds",
+    "WorkingSet",
+    "weak_learner_space",
+]

@@ -33,7 +33,14 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
+from kernbench.methods.column_generation import (
+    ColumnGenerationClassifier,
+    MasterStep,
+    PricingRule,
+    WorkingSet,
+    weak_learner_space,
+)
+from kernbench.methods.constraints import MAX_BINS_NEEDS_STUMPS
 from kernbench.methods.registry import register
 from kernbench.solvers.lp import (
     IncrementalLPCutMaster,
@@ -111,20 +118,12 @@ class LPBoost(ColumnGenerationClassifier):
         "max_bins": [Interval(Integral, 2, MAX_BINS_LIMIT, closed="both"), None],
         "random_state": ["random_state"],
     }
-
-    @staticmethod
-    def _result_revision_for(params: dict[str, Any], grid: dict[str, list[Any]]) -> int:
-        """1: C=None runs the ν-LP (was the C-form with C = 1/(νm)); 2: the ν-master stores ±1
-        columns sparsely, and the simplex may pick other optimal duals of degenerate restricted
-        LPs; 3: the ν-LP held as its dual (cut rows, dual simplex): other optimal duals again,
-        other paths; 4, C-form cells only: the C-form (4) held as its dual (5), grown by cuts.
-        ν-form cells keep revision 3 and their identity."""
-        cs = grid.get("C", [params.get("C")])
-        return 4 if any(c is not None for c in cs) else 3
+    _cross_constraints = (MAX_BINS_NEEDS_STUMPS,)
 
     _binary_only = True
-    _include_constant = True  # bias-free model: the constant stump acts as the bias
-    _absolute_pricing = False  # criterion (6)
+    #: criterion (6); no exclusion: restricted-dual feasibility keeps selected columns at
+    #: score ≤ 1 (ν-form: ≤ β)
+    _pricing = PricingRule(absolute=False, exclude=False)
     # the ν-LP master class (HiGHS path): the dual grown by cuts and re-solved by dual simplex
     # (1.45-1.5x faster per Table I fit in total, restricted optima equal to 1e-10), or the primal
     # grown by columns (IncrementalNuLPMaster); both return the same NuLPResult
@@ -132,7 +131,6 @@ class LPBoost(ColumnGenerationClassifier):
     # the C-form master class (HiGHS path): the dual (5) grown by cuts (dual simplex on a J-row
     # basis), or the primal (4) grown by columns (IncrementalLPMaster, an m-row basis)
     _c_master_class: type = IncrementalLPCutMaster
-    _exclude_selected = False  # restricted-dual feasibility keeps selected columns at score ≤ 1
 
     def __init__(
         self,
@@ -160,71 +158,113 @@ class LPBoost(ColumnGenerationClassifier):
         self.max_bins = max_bins
         self.random_state = random_state
 
-    def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
-        m = X.shape[0]
-        self._y = y
-        self._nu_form = self.C is None
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
+        return weak_learner_space(
+            X,
+            self.weak_learner,
+            include_constant=True,  # bias-free model: the constant stump acts as the bias
+            rng=rng,
+            n_candidates=self.n_candidates,
+            sigma=self.sigma,
+            max_bins=self.max_bins,
+        )
+
+    def _make_master(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        space: Any,
+        ws: WorkingSet,
+        rng: np.random.Generator,
+        context: Any = None,
+    ) -> LPBoostMaster:
         for stale in ("C_", "rho_"):  # a refit in the other form must not keep them
             self.__dict__.pop(stale, None)
-        if self._nu_form:
-            self._D = 1.0 / (self.nu * m)
-            self._dual = np.full(m, 1.0 / m)  # u₀ = 1/m (Demiriz et al.)
-            self._beta = -np.inf  # the empty ν-LP is infeasible: the first pick is always added
-            self._rho = float("nan")
-            self._master = self._nu_master_class(y, self._D) if self.solver == "highs" else None
-        else:
-            self.C_ = float(self.C)
-            self._dual = np.full(m, self.C_)  # the empty restricted dual's solution
-            self._master = self._c_master_class(y, self.C_) if self.solver == "highs" else None
-        self._w = np.zeros(0)
+        if self.C is None:
+            D = 1.0 / (self.nu * X.shape[0])
+            lp = self._nu_master_class(y, D) if self.solver == "highs" else None
+            return LPBoostMaster(y, None, D, self.tol, lp, self.cvxpy_solver)
+        self.C_ = float(self.C)
+        lp = self._c_master_class(y, self.C_) if self.solver == "highs" else None
+        return LPBoostMaster(y, self.C_, None, self.tol, lp, self.cvxpy_solver)
 
-    def _pricing_weights(self) -> np.ndarray:
-        return self._y * self._dual  # criterion (6): Σ_i y_i α_i h(x_i), or with u
+    def _finish_fit(
+        self, master: LPBoostMaster, ws: WorkingSet, last: MasterStep, priced: Any
+    ) -> None:
+        if self.C is None:
+            self.rho_ = float(last.extra.get("rho", float("nan")))
 
-    def _stop_threshold(self) -> float:
-        # no dual constraint violated by more than ε
-        return (self._beta if self._nu_form else 1.0) + self.tol
 
-    def _add_columns(self, picks: Sequence[Pick]) -> None:
-        if self._master is not None:
+class LPBoostMaster:
+    """LPBoost's restricted LP, in the C-form (``C`` given) or the ν-form (``D`` given).
+
+    Parameters
+    ----------
+    y : ndarray of shape (m,)
+        ±1 labels.
+    C, D : float or None
+        The C-form's slack penalty, or the ν-form's D = 1/(ν·m) (exactly one is given).
+    tol : float
+        ε: no dual constraint may be violated by more than ε.
+    lp : incremental HiGHS master or None
+        The master grown column by column (None: the restricted LP rebuilt through cvxpy on the
+        working set's columns, with ``cvxpy_solver``).
+    cvxpy_solver : str
+    """
+
+    def __init__(
+        self,
+        y: np.ndarray,
+        C: float | None,
+        D: float | None,
+        tol: float,
+        lp: Any,
+        cvxpy_solver: str,
+    ) -> None:
+        self.y, self.C, self.D, self.tol = y, C, D, tol
+        self.lp = lp
+        self.cvxpy_solver = cvxpy_solver
+
+    def start(self) -> MasterStep:
+        m = self.y.size
+        if self.D is not None:
+            # u₀ = 1/m (Demiriz et al.); the empty ν-LP is infeasible (β = −∞): the first pick
+            # is always added
+            return self._step(float("nan"), np.full(m, 1.0 / m), np.zeros(0), -np.inf)
+        return self._step(float("nan"), np.full(m, self.C), np.zeros(0), 1.0)
+
+    def add_columns(self, picks: Sequence[Pick], columns: Sequence[int]) -> None:
+        if self.lp is not None:
             for p in picks:
-                self._master.add_column(p.column)
+                self.lp.add_column(p.column)
 
-    def _solve_master(self) -> MasterStep:
-        if self._nu_form:
-            return self._solve_nu_master()
-        if self._master is not None:
-            res: LPResult = self._master.solve()
+    def solve(self, ws: WorkingSet) -> MasterStep:
+        if self.D is not None:
+            if self.lp is not None:
+                nu: NuLPResult = self.lp.solve()
+            else:
+                nu = solve_lpboost_nu_cvxpy(ws.H, self.y, self.D, solver=self.cvxpy_solver)
+            step = self._step(nu.primal, nu.u, nu.a, nu.beta)
+            step.gap = nu.primal - nu.dual  # ρ − DΣξ − β: 0 at every restricted optimum
+            step.solver_stop, step.solver_iter = nu.status, nu.n_iter
+            step.extra = {"dual_objective": nu.dual, "rho": nu.rho}
+            return step
+        if self.lp is not None:
+            res: LPResult = self.lp.solve()
         else:
-            res = solve_lpboost_cvxpy(self.H_W, self._y, self.C_, solver=self.cvxpy_solver)
-        self._dual, self._w = res.alpha, res.w
+            res = solve_lpboost_cvxpy(ws.H, self.y, self.C, solver=self.cvxpy_solver)
+        step = self._step(res.primal, res.alpha, res.w, 1.0)
+        step.gap = res.primal - res.dual  # strong duality: 0 at every restricted optimum
+        step.solver_stop, step.solver_iter = res.status, res.n_iter
+        step.extra = {"dual_objective": res.dual}
+        return step
+
+    def _step(self, objective: float, dual: np.ndarray, w: np.ndarray, level: float) -> MasterStep:
         return MasterStep(
-            objective=res.primal,
-            gap=res.primal - res.dual,  # strong duality: 0 at every restricted optimum
-            solver_stop=res.status,
-            solver_iter=res.n_iter,
-            extra={"dual_objective": res.dual},
+            objective=objective,
+            g=self.y * dual,  # criterion (6): Σ_i y_i α_i h(x_i), or with u
+            threshold=level + self.tol,  # no dual constraint violated by more than ε
+            coef=w.copy(),
+            intercept=0.0,
+            dual_coef=dual.copy(),
         )
-
-    def _solve_nu_master(self) -> MasterStep:
-        if self._master is not None:
-            res: NuLPResult = self._master.solve()
-        else:
-            res = solve_lpboost_nu_cvxpy(self.H_W, self._y, self._D, solver=self.cvxpy_solver)
-        self._dual, self._w, self._beta, self._rho = res.u, res.a, res.beta, res.rho
-        return MasterStep(
-            objective=res.primal,
-            gap=res.primal - res.dual,  # ρ − DΣξ − β: 0 at every restricted optimum
-            solver_stop=res.status,
-            solver_iter=res.n_iter,
-            extra={"dual_objective": res.dual, "rho": res.rho},
-        )
-
-    def _coefficients(self) -> tuple[np.ndarray, float]:
-        return self._w.copy(), 0.0
-
-    def _finish_fit(self) -> None:
-        self.dual_coef_ = self._dual.copy()
-        if self._nu_form:
-            self.rho_ = float(self._rho)
-        del self._master

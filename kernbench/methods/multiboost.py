@@ -21,7 +21,13 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
+from kernbench.methods.column_generation import (
+    ColumnGenerationClassifier,
+    MasterStep,
+    PricingRule,
+    WorkingSet,
+    weak_learner_space,
+)
 from kernbench.methods.registry import register
 from kernbench.solvers.exp_loss_newton import solve_shared_newton
 from kernbench.solvers.fcd import SortedColumns, fcd_solve
@@ -94,10 +100,9 @@ class MultiBoost(ColumnGenerationClassifier):
         "max_time": [Interval(Real, 0, None, closed="neither"), None],
     }
     _binary_only = False
-    _include_constant = True  # no bias: the constant learner gives each class an offset
-    _absolute_pricing = False  # (6), W ≥ 0: h and −h are different columns
-    _signed_columns = True  # selecting h leaves −h available (the base's sign-aware exclusion)
-    _exhausted_reason = "converged"  # every column in 𝒲: the restricted problem is the full one
+    #: (6) with W ≥ 0: h and −h are different columns (selecting h leaves −h available); every
+    #: column in 𝒲: the restricted problem is the full one
+    _pricing = PricingRule(absolute=False, signed=True, exhausted="converged")
 
     def __init__(
         self,
@@ -127,100 +132,150 @@ class MultiBoost(ColumnGenerationClassifier):
         self.newton_tol = newton_tol
         self.max_time = max_time
 
-    # ------------------------------------------------------------------ hooks
-    def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
-        m, K = X.shape[0], self.classes_.size
-        self._y = y
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
+        # no bias: the constant learner gives each class an offset
+        return weak_learner_space(X, "stump", include_constant=True, rng=rng)
+
+    def _make_master(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        space: Any,
+        ws: WorkingSet,
+        rng: np.random.Generator,
+        context: Any = None,
+    ) -> SharedExpLossMaster:
+        return SharedExpLossMaster(
+            y,
+            self.classes_.size,
+            float(self.C),
+            tol=float(self.tol),
+            rel_tol=self.rel_tol,
+            solver=self.solver,
+            lbfgs=dict(maxiter=self.lbfgs_maxiter, ftol=self.lbfgs_ftol, gtol=self.lbfgs_gtol),
+            fcd_eps=float(self.fcd_eps),
+            fcd_tau_max=self.fcd_tau_max,
+            newton_tol=self.newton_tol,
+        )
+
+    def _time_cap(self) -> float | None:
+        return self.max_time
+
+    def _decision_from_columns(self, Hx: np.ndarray, W: np.ndarray, b: Any) -> np.ndarray:
+        F = Hx @ W  # F(x, c) = w_cᵀ h(x); predict argmax_c
+        return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
+
+
+class SharedExpLossMaster:
+    """MultiBoost's restricted master: problem (2) with learners shared by the K classes, W ≥ 0,
+    warm-started from the previous W with a zero row for each new learner.
+
+    Parameters
+    ----------
+    y : ndarray of shape (m,)
+        Class indices.
+    K : int
+    C, tol : float
+        Regularisation, and ε: the pricing stops when no dual constraint (3b) is violated by more
+        than ε (threshold 1 + ε).
+    rel_tol : float or None
+        Stop ("objective_stalled") when the restricted objective changes by less than this
+        (relative) between solves.
+    solver : {"lbfgsb", "fcd", "newton"}
+    lbfgs : dict
+        L-BFGS-B's ``maxiter``, ``ftol``, ``gtol``.
+    fcd_eps, fcd_tau_max, newton_tol
+        FCD's tolerance and pass cap; Newton's KKT tolerance.
+    """
+
+    def __init__(
+        self,
+        y: np.ndarray,
+        K: int,
+        C: float,
+        *,
+        tol: float,
+        rel_tol: float | None,
+        solver: str,
+        lbfgs: dict[str, Any],
+        fcd_eps: float,
+        fcd_tau_max: int | None,
+        newton_tol: float,
+    ) -> None:
+        m = y.size
+        self.y, self.K, self.C = y, K, C
+        self.tol, self.rel_tol = tol, rel_tol
+        self.solver = solver
+        self.lbfgs = lbfgs
+        self.fcd_eps, self.fcd_tau_max, self.newton_tol = fcd_eps, fcd_tau_max, newton_tol
         lam = np.ones((m, K))  # λ_(i,y) = 1 [MultiBoost_cw Alg. 1 line 2]
         lam[np.arange(m), y] = 0.0
-        self._lam = lam
-        self._U = pricing_weights(lam, y)
-        self._W = np.zeros((0, K))
-        self._objective = float("nan")
-        self._stalled = False
+        self.lam0 = lam
+        self.W = np.zeros((0, K))  # the last solution: the warm start of the next solve
+        self.objective = float("nan")
+        if solver == "fcd":
+            self.columns = SortedColumns(y, K)  # FCD's int8 layout of the columns, grown with them
+            self.mu = lam.copy()  # μ of (15) at W = 0 (0 on the true class)
+
+    def start(self) -> MasterStep:
+        return self._step(float("nan"), self.W, self.lam0)
+
+    def add_columns(self, picks: Sequence[Pick], columns: Sequence[int]) -> None:
         if self.solver == "fcd":
-            self._columns = SortedColumns(y, K)  # FCD's int8 layout of H_W, grown with it
-            self._mu = lam.copy()  # μ of (15) at W = 0 (0 on the true class)
+            self.columns.append(np.column_stack([p.column for p in picks]))  # μ is unchanged
 
-    def _pricing_weights(self) -> np.ndarray:
-        return self._U  # column c is u^c of (6): the base takes argmax over h ∉ 𝒲 and c
-
-    def _stop_threshold(self) -> float:
-        return 1.0 + float(self.tol)  # no dual constraint (3b) violated by more than ε
-
-    def _should_stop(self, step: MasterStep) -> str | None:
-        # the relative change of the primal objective fell below rel_tol
-        # (docs/methods/multiboost.md, step 4)
-        return "objective_stalled" if self._stalled else None
-
-    def _add_columns(self, picks: Sequence[Pick]) -> None:
-        self._W = np.vstack([self._W, np.zeros((len(picks), self._W.shape[1]))])  # new row: 0
-        self._n_new = len(picks)
+    def solve(self, ws: WorkingSet) -> MasterStep:
+        n_new = ws.n_columns - self.W.shape[0]  # the learners added since the last solve
+        self.W = np.vstack([self.W, np.zeros((n_new, self.K))])  # warm start, new rows 0
         if self.solver == "fcd":
-            self._columns.append(np.column_stack([p.column for p in picks]))  # μ is unchanged
-
-    def _solve_master(self) -> MasterStep:
-        if self.solver == "fcd":
-            return self._solve_master_fcd()
+            return self._solve_fcd(n_new)
         if self.solver == "newton":
-            res = solve_shared_newton(
-                self.H_W, self._y, float(self.C), self._W, tol=self.newton_tol
-            )
-            return self._accept(res.objective, res.W, res.lam, res.stop, res.n_iter, res.kkt)
-        res = solve_shared_lbfgsb(
-            self.H_W,
-            self._y,
-            float(self.C),
-            self._W,
-            maxiter=self.lbfgs_maxiter,
-            ftol=self.lbfgs_ftol,
-            gtol=self.lbfgs_gtol,
-        )
+            res = solve_shared_newton(ws.H, self.y, self.C, self.W, tol=self.newton_tol)
+        else:
+            res = solve_shared_lbfgsb(ws.H, self.y, self.C, self.W, **self.lbfgs)
         return self._accept(res.objective, res.W, res.lam, res.stop, res.n_iter, res.kkt)
 
-    def _solve_master_fcd(self) -> MasterStep:
-        J, K = self._W.shape
-        m = self._y.size
-        n_new = self._n_new * K
+    def _solve_fcd(self, n_learners: int) -> MasterStep:
+        J, K = self.W.shape
+        m = self.y.size
+        n_new = n_learners * K
         var_col = np.repeat(np.arange(J), K)  # variable v = j·K + c: W.ravel() order
         var_class = np.tile(np.arange(K), J)
         res = fcd_solve(
-            None, self._y, float(self.C), self._W.ravel(), var_col, var_class, K,
+            None, self.y, self.C, self.W.ravel(), var_col, var_class, K,
             np.arange(J * K - n_new, J * K),  # line 2: S = the new learners' K variables
-            eps=float(self.fcd_eps), tau_max=self.fcd_tau_max, seed=J,  # a fixed pass order
-            columns=self._columns, mu0=self._mu,
+            eps=self.fcd_eps, tau_max=self.fcd_tau_max, seed=J,  # a fixed pass order
+            columns=self.columns, mu0=self.mu,
         )  # fmt: skip
-        self._mu = res.mu
-        lam = float(self.C) / (m * (K - 1)) * res.mu  # (5): λ = (C/p)·μ
+        self.mu = res.mu
+        lam = self.C / (m * (K - 1)) * res.mu  # (5): λ = (C/p)·μ
         W = res.w.reshape(J, K)
         return self._accept(res.objective, W, lam, res.stop, res.n_passes, res.max_violation)
 
     def _accept(
         self, objective: float, W: np.ndarray, lam: np.ndarray, stop: str, n_iter: int, kkt: float
     ) -> MasterStep:
-        """Take a restricted solution (either solver's): the stall test, W, λ and the pricing
-        weights of the next iteration."""
-        previous, self._objective = self._objective, objective
+        """A restricted solution (any solver's) as a step: the stall test, W, and the pricing
+        weights of the next iteration from λ."""
+        previous, self.objective = self.objective, objective
+        stalled = False
         if self.rel_tol is not None and np.isfinite(previous):
-            self._stalled = abs(previous - objective) <= self.rel_tol * abs(previous)
-        self._W, self._lam = W, lam
-        self._U = pricing_weights(lam, self._y)  # λ by the KKT conditions (5)
+            stalled = abs(previous - objective) <= self.rel_tol * abs(previous)
+        self.W = W
+        step = self._step(objective, W, lam)
+        step.solver_stop, step.solver_iter = stop, n_iter
+        step.extra = {"kkt": kkt, "n_nonzero": int(np.count_nonzero(W))}
+        # the relative change of the primal objective fell below rel_tol
+        # (docs/methods/multiboost.md, step 4)
+        step.stop = "objective_stalled" if stalled else None
+        return step
+
+    def _step(self, objective: float, W: np.ndarray, lam: np.ndarray) -> MasterStep:
         return MasterStep(
             objective=objective,
-            solver_stop=stop,
-            solver_iter=n_iter,
-            extra={"kkt": kkt, "n_nonzero": int(np.count_nonzero(W))},
+            g=pricing_weights(lam, self.y),  # column c is u^c of (6), λ by the KKT conditions (5)
+            threshold=1.0 + self.tol,  # no dual constraint (3b) violated by more than ε
+            coef=W,
+            intercept=np.zeros(self.K),
+            dual_coef=lam,
         )
-
-    def _coefficients(self) -> tuple[np.ndarray, np.ndarray]:
-        return self._W, np.zeros(self._W.shape[1])
-
-    def _decision_from_columns(self, Hx: np.ndarray, W: np.ndarray, b: Any) -> np.ndarray:
-        F = Hx @ W  # F(x, c) = w_cᵀ h(x); predict argmax_c
-        return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F
-
-    def _finish_fit(self) -> None:
-        self.dual_coef_ = self._lam
-        del self._lam, self._U, self._W, self._y, self._n_new
-        if self.solver == "fcd":
-            del self._columns, self._mu

@@ -30,7 +30,13 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kernbench.methods.column_generation import ColumnGenerationClassifier, MasterStep
+from kernbench.methods.column_generation import (
+    ColumnGenerationClassifier,
+    MasterStep,
+    PricingRule,
+    WorkingSet,
+    weak_learner_space,
+)
 from kernbench.methods.registry import register
 from kernbench.solvers.exp_loss_newton import solve_classwise_newton
 from kernbench.solvers.fcd import RULES, SortedColumns, fcd_solve
@@ -106,11 +112,9 @@ class MultiBoostCW(ColumnGenerationClassifier):
         "max_time": [Interval(Real, 0, None, closed="neither"), None],
     }
     _binary_only = False
-    _include_constant = True  # no bias: the constant learner gives each class an offset
-    _absolute_pricing = False  # (4) with w ≥ 0
-    _signed_columns = True  # h and −h are different columns of 𝓗_c
-    _pick_per_column = True  # K learners per iteration, one per class, class-wise working sets
-    _exhausted_reason = "converged"  # every column in every 𝓗_c: the full problem is solved
+    #: (4) with w ≥ 0: h and −h are different columns of 𝓗_c; K learners per iteration, one per
+    #: class, class-wise working sets; every column in every 𝓗_c: the full problem is solved
+    _pricing = PricingRule(absolute=False, signed=True, per_column=True, exhausted="converged")
 
     def __init__(
         self,
@@ -144,112 +148,134 @@ class MultiBoostCW(ColumnGenerationClassifier):
         self.random_state = random_state
         self.max_time = max_time
 
-    # ------------------------------------------------------------------ hooks
-    def _init_master(self, X: np.ndarray, y: np.ndarray) -> None:
-        m, K = X.shape[0], self.classes_.size
-        self._y, self._K = y, K
-        lam = np.ones((m, K))  # Alg. 1 line 2: λ_(i,y) = 1
-        lam[np.arange(m), y] = 0.0
-        self._lam = lam
-        self._U = pricing_weights(lam, y)
-        self._w = np.zeros(0)
-        self._var_class = np.zeros(0, dtype=np.int64)
-        self._new = np.zeros(0, dtype=np.int64)
-        self._objective = float("nan")
-        self._stalled = False
-        self._solver_time = 0.0
-        self._columns = SortedColumns(y, K)  # FCD's layout of H_W, grown with it
-        self._mu = np.ones((m, K))  # μ of (15) at w = 0 (0 on the true class)
-        self._mu[np.arange(m), y] = 0.0
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
+        return weak_learner_space(X, "stump", include_constant=True, rng=rng)
 
-    def _pricing_weights(self) -> np.ndarray:
-        return self._U  # column c: u^c of (4), searched over 𝓗 \ 𝓗_c
+    def _make_master(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        space: Any,
+        ws: WorkingSet,
+        rng: np.random.Generator,
+        context: Any = None,
+    ) -> ClasswiseExpLossMaster:
+        return ClasswiseExpLossMaster(self.get_params(deep=False), y, self.classes_.size, rng)
 
-    def _stop_threshold(self) -> float:
-        return 1.0 + float(self.tol)  # no dual constraint (3b) of any class violated
-
-    def _should_stop(self, step: MasterStep) -> str | None:
-        return "objective_stalled" if self._stalled else None  # Alg. 1 line 7
-
-    def _add_columns(self, picks: Sequence[Pick]) -> None:
-        J = self._w.size
-        self._new = np.arange(J, J + len(picks))  # Alg. 2 line 2: S = the new variables
-        self._var_class = np.concatenate([self._var_class, self._pick_columns]).astype(np.int64)
-        self._w = np.concatenate([self._w, np.zeros(len(picks))])  # Alg. 1 line 4: w = 0
-        self._columns.append(np.column_stack([p.column for p in picks]))  # μ is unchanged
-
-    def _solve_master(self) -> MasterStep:
-        H, y, K, C = self.H_W, self._y, self._K, float(self.C)
-        cols = np.arange(self._w.size)
-        t0 = time.perf_counter()
-        p_scale = H.shape[0] * (K - 1) / C  # μ = λ·p/C, (5)
-        if self.solver in ("fcd", "fcd+newton"):
-            res = fcd_solve(
-                H, y, C, self._w, cols, self._var_class, K, self._new,
-                eps=self.eps, tau_max=self.tau_max, rule=self.rule,
-                seed=int(self._rng.integers(2**31 - 1)), columns=self._columns, mu0=self._mu,
-            )  # fmt: skip
-            w, objective, self._mu = res.w, res.objective, res.mu
-            lam = res.mu / p_scale
-            stop, n_iter, violation = res.stop, res.n_passes, res.max_violation
-        if self.solver in ("fcd+newton", "newton", "lbfgsb"):
-            w0 = w if self.solver == "fcd+newton" else self._w
-            if self.solver == "lbfgsb":
-                sol = solve_classwise_lbfgsb(
-                    H, y, C, w0, cols, self._var_class, K,
-                    maxiter=self.lbfgs_maxiter, ftol=self.lbfgs_ftol, gtol=self.lbfgs_gtol,
-                )  # fmt: skip
-            else:
-                sol = solve_classwise_newton(
-                    H, y, C, w0, cols, self._var_class, K, tol=self.newton_tol
-                )
-            w, objective, lam = sol.W, sol.objective, sol.lam
-            self._mu = lam * p_scale
-            stop, n_iter, violation = sol.stop, sol.n_iter, sol.kkt
-        self._solver_time += time.perf_counter() - t0
-        previous, self._objective = self._objective, objective
-        if self.rel_tol is not None and np.isfinite(previous):
-            self._stalled = abs(previous - objective) <= self.rel_tol * abs(previous)
-        self._w, self._lam = w, lam
-        self._U = pricing_weights(lam, y)  # λ by the KKT conditions (5), Alg. 1 line 6
-        return MasterStep(
-            objective=objective,
-            solver_stop=stop,
-            solver_iter=n_iter,
-            extra={
-                "solver_time_s": self._solver_time,
-                "max_violation": float(violation),
-                "n_nonzero": int(np.count_nonzero(w)),
-            },
-        )
-
-    def _coefficients(self) -> tuple[np.ndarray, np.ndarray]:
-        return self._w, np.zeros(self._K)
+    def _time_cap(self) -> float | None:
+        return self.max_time
 
     def _decision_from_columns(self, Hx: np.ndarray, W: np.ndarray, b: Any) -> np.ndarray:
         J = W.shape[0]
-        classes = self._var_class if hasattr(self, "_var_class") else self.learner_class_
-        F = classwise_scores(W, Hx[:, :J], np.arange(J), classes[:J], self.classes_.size)
+        F = classwise_scores(
+            W, Hx[:, :J], np.arange(J), self.learner_class_[:J], self.classes_.size
+        )
         return F[:, 1] - F[:, 0] if F.shape[1] == 2 else F  # argmax_y w_yᵀ𝕙_y(x)
 
-    def _training_decision(self, W: np.ndarray, b: Any) -> np.ndarray:
+    def _finish_fit(
+        self, master: ClasswiseExpLossMaster, ws: WorkingSet, last: MasterStep, priced: Any
+    ) -> None:
+        self.learner_class_ = np.asarray(ws.classes, dtype=np.int64)
+
+
+class ClasswiseExpLossMaster:
+    """MultiBoost_cw's restricted master: problem (2) over the class-wise learner sets, one
+    coefficient per learner (w ≥ 0), warm-started from the previous w with 0 for the new ones.
+
+    Parameters
+    ----------
+    params : dict
+        The estimator's parameters (C, solver, eps, tau_max, rule, tol, rel_tol, the L-BFGS-B and
+        Newton settings).
+    y : ndarray of shape (m,)
+        Class indices.
+    K : int
+    rng : numpy Generator
+        Seeds FCD's coordinate order at each solve.
+    """
+
+    def __init__(
+        self, params: dict[str, Any], y: np.ndarray, K: int, rng: np.random.Generator
+    ) -> None:
+        m = y.size
+        self.p = params
+        self.y, self.K, self.rng = y, K, rng
+        self.C = float(self.p["C"])
+        lam = np.ones((m, K))  # Alg. 1 line 2: λ_(i,y) = 1
+        lam[np.arange(m), y] = 0.0
+        self.lam0 = lam
+        self.w = np.zeros(0)  # the last solution: the warm start of the next solve
+        self.objective = float("nan")
+        self.solver_time = 0.0
+        self.columns = SortedColumns(y, K)  # FCD's layout of the columns, grown with them
+        self.mu = lam.copy()  # μ of (15) at w = 0 (0 on the true class)
+
+    def start(self) -> MasterStep:
+        return self._step(float("nan"), self.w, self.lam0)
+
+    def add_columns(self, picks: Sequence[Pick], columns: Sequence[int]) -> None:
+        self.columns.append(np.column_stack([p.column for p in picks]))  # μ is unchanged
+
+    def solve(self, ws: WorkingSet) -> MasterStep:
+        p = self.p
+        H, y, K, C = ws.H, self.y, self.K, self.C
+        J0, J = self.w.size, ws.n_columns
+        new = np.arange(J0, J)  # Alg. 2 line 2: S = the variables added since the last solve
+        var_class = np.asarray(ws.classes, dtype=np.int64)  # the class of every variable
+        self.w = np.concatenate([self.w, np.zeros(J - J0)])  # Alg. 1 line 4: w = 0
+        cols = np.arange(J)
+        t0 = time.perf_counter()
+        p_scale = H.shape[0] * (K - 1) / C  # μ = λ·p/C, (5)
+        solver = p["solver"]
+        if solver in ("fcd", "fcd+newton"):
+            res = fcd_solve(
+                H, y, C, self.w, cols, var_class, K, new,
+                eps=p["eps"], tau_max=p["tau_max"], rule=p["rule"],
+                seed=int(self.rng.integers(2**31 - 1)), columns=self.columns, mu0=self.mu,
+            )  # fmt: skip
+            w, objective, self.mu = res.w, res.objective, res.mu
+            lam = res.mu / p_scale
+            stop, n_iter, violation = res.stop, res.n_passes, res.max_violation
+        if solver in ("fcd+newton", "newton", "lbfgsb"):
+            w0 = w if solver == "fcd+newton" else self.w
+            if solver == "lbfgsb":
+                sol = solve_classwise_lbfgsb(
+                    H, y, C, w0, cols, var_class, K,
+                    maxiter=p["lbfgs_maxiter"], ftol=p["lbfgs_ftol"], gtol=p["lbfgs_gtol"],
+                )  # fmt: skip
+            else:
+                sol = solve_classwise_newton(H, y, C, w0, cols, var_class, K, tol=p["newton_tol"])
+            w, objective, lam = sol.W, sol.objective, sol.lam
+            self.mu = lam * p_scale
+            stop, n_iter, violation = sol.stop, sol.n_iter, sol.kkt
+        self.solver_time += time.perf_counter() - t0
+        previous, self.objective = self.objective, objective
+        stalled = False
+        if p["rel_tol"] is not None and np.isfinite(previous):
+            stalled = abs(previous - objective) <= p["rel_tol"] * abs(previous)
+        self.w = w
+        step = self._step(objective, w, lam)
+        step.solver_stop, step.solver_iter = stop, n_iter
+        step.extra = {
+            "solver_time_s": self.solver_time,
+            "max_violation": float(violation),
+            "n_nonzero": int(np.count_nonzero(w)),
+        }
+        step.stop = "objective_stalled" if stalled else None  # Alg. 1 line 7
         # log μ_iy = F_iy − F_{i,y_i} (15): the class scores shifted per row, so the same argmax,
         # without a pass over the J learner columns
         with np.errstate(divide="ignore"):
-            D = np.log(self._mu)
-        D[np.arange(D.shape[0]), self._y] = 0.0
-        return D[:, 1] - D[:, 0] if D.shape[1] == 2 else D
+            D = np.log(self.mu)
+        D[np.arange(D.shape[0]), y] = 0.0
+        step.decision = D[:, 1] - D[:, 0] if D.shape[1] == 2 else D
+        return step
 
-    def _finish_fit(self) -> None:
-        self.learner_class_ = self._var_class
-        self.dual_coef_ = self._lam
-        del (
-            self._lam,
-            self._U,
-            self._w,
-            self._y,
-            self._var_class,
-            self._new,
-            self._columns,
-            self._mu,
+    def _step(self, objective: float, w: np.ndarray, lam: np.ndarray) -> MasterStep:
+        return MasterStep(
+            objective=objective,
+            g=pricing_weights(lam, self.y),  # column c: u^c of (4), searched over 𝓗 \ 𝓗_c
+            threshold=1.0 + float(self.p["tol"]),  # no dual constraint (3b) of any class violated
+            coef=w,
+            intercept=np.zeros(self.K),
+            dual_coef=lam,
         )

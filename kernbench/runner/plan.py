@@ -9,6 +9,7 @@ from typing import Any
 import kernbench
 from kernbench.errors import KernbenchError, UsageError
 from kernbench.identity import digest
+from kernbench.runner.revisions import result_revision
 from kernbench.seeds import derive_seed
 from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec
 
@@ -63,13 +64,12 @@ def cell_identity(
 ) -> str:
     """sha256 over everything that changes a cell's result (SHA hex, 64 characters).
 
-    Besides the spec entries and the package version, an estimator class may declare
-    ``_result_revision`` (an int, bumped when a change of its code changes its results for the same
-    parameters), or ``_result_revision_for(params, grid)`` when a change alters the results of some
-    parameter settings only; a non-zero revision enters the hash, so stored cells of the older code
-    are rerun while every other cell keeps its identity. A method that takes parameters from
-    another (``take``) adds that rule and the source cell's identity ``source_id``: when the
-    source cell changes, so does this one.
+    Besides the spec entries and the package version, the method's result revision
+    (:data:`kernbench.runner.revisions.REVISIONS`: bumped when a change of its code changes its
+    results, for all parameter settings or some) enters the hash when it is non-zero, so stored
+    cells of the older code are rerun while every other cell keeps its identity. A method that
+    takes parameters from another (``take``) adds that rule and the source cell's identity
+    ``source_id``: when the source cell changes, so does this one.
     """
     payload = {
         "dataset": {"name": dataset.name, "label": dataset.label, "options": dataset.options},
@@ -86,7 +86,7 @@ def cell_identity(
     }
     if method.source is not None:  # a plug-in: its distribution and version, or file sha256
         payload["plugin"] = method.source.record()
-    revision = _result_revision(method)
+    revision = result_revision(method.estimator, method.params, method.grid)
     if revision:
         payload["revision"] = revision
     if method.take is not None:
@@ -96,22 +96,6 @@ def cell_identity(
             "source_cell": source_id,
         }
     return digest(payload)
-
-
-def _result_revision(method: MethodSpec) -> int:
-    """The result revision of ``method``'s cells (0 if its estimator has none or is not
-    resolved): ``_result_revision_for(params, grid)`` if the class has it, else
-    ``_result_revision``."""
-    from kernbench.methods.plugins import PluginError, method_class  # the runner imports them
-
-    try:
-        cls = method_class(method.estimator, method.source)
-    except PluginError:
-        return 0
-    rule = getattr(cls, "_result_revision_for", None)
-    if rule is not None:
-        return int(rule(method.params, method.grid))
-    return int(getattr(cls, "_result_revision", 0))
 
 
 def count_cells(

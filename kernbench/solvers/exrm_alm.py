@@ -255,8 +255,8 @@ def exrm_alm(
     E = np.zeros((N, C))  # first used by the b-step; Alg. 2 leaves it implicit, zero here
     mu = float(mu0)
     y_col = y[:, None]
-    # K = (I + XXᵀ)⁻¹ in the paper's orientation: (I + XᵀX)⁻¹ here, M × M, via Cholesky
-    # (eigenvalues ≥ 1, so the explicit inverse is well conditioned and one matmul per step)
+    # K = (I + XXᵀ)⁻¹ in the paper's orientation: (I + XᵀX)⁻¹ here, M × M, inverted once
+    # (eigenvalues ≥ 1, so the explicit inverse is well conditioned: one matmul per step)
     gram = X.T @ X
     gram[np.diag_indices_from(gram)] += 1.0
     K = np.linalg.inv(gram)

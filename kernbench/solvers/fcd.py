@@ -26,9 +26,9 @@ The ±1 columns are stored as int8 (exact): the violation pass reads J·m column
 bound by memory traffic, which int8 cuts by 8× against float64 (~2× faster passes, same iterates).
 
 Alg. 2: the working set S starts as the newly added variables; pass τ = 1 visits S in order, later
-passes draw |S| variables uniformly with replacement; after each pass θ gives S = {θ > ε} (17) and
-the stop rule max θ ≤ ε (18); at most τ_max passes (τ_max = 1: the stage-wise update of CW-1, which
-never computes θ). The sequential loop is compiled with numba.
+passes visit S in a fresh random order (each variable once); after each pass θ gives
+S = {θ > ε} (17) and the stop rule max θ ≤ ε (18); at most τ_max passes (τ_max = 1: the
+stage-wise update of CW-1, which never computes θ). The sequential loop is compiled with numba.
 """
 
 from __future__ import annotations
@@ -42,8 +42,6 @@ from kernbench.solvers.multiclass_exp_loss import classwise_scores, exp_loss_dua
 
 #: closed forms of the coordinate step: (12) exact, (13) the large-C approximation
 RULES = ("exact", "large_c")
-#: how passes τ ≥ 2 pick from the working set
-PICKS = ("permutation", "replacement")
 
 
 @dataclass(frozen=True)
@@ -156,7 +154,7 @@ def _violations(HT, Z, w, var_col, var_class, Cp, theta):  # pragma: no cover - 
 
 @numba.njit(cache=True)
 def _fcd_kernel(
-    HT, y, bounds, var_col, var_class, w, Z, S0, Cp, a, eps, tau_max, large_c, permute, seed, theta
+    HT, y, bounds, var_col, var_class, w, Z, S0, Cp, a, eps, tau_max, large_c, seed, theta
 ):  # pragma: no cover - numba
     """Alg. 2 lines 3-13; returns (τ, updates, stop code 0 tol / 1 τ_max / 2 empty, max θ)."""
     np.random.seed(seed)  # noqa: NPY002 (numba supports only the legacy global generator)
@@ -170,15 +168,12 @@ def _fcd_kernel(
         if n_s == 0:
             return tau, updates, 2, worst
         tau += 1
-        if tau > 1 and permute:  # random order: a Fisher-Yates shuffle of S
+        if tau > 1:  # passes τ ≥ 2 in a random order: a Fisher-Yates shuffle of S
             for q in range(n_s - 1, 0, -1):
                 r = np.random.randint(q + 1)  # noqa: NPY002
                 S[q], S[r] = S[r], S[q]
         for q in range(n_s):
-            if tau == 1 or permute:  # line 6: τ = 1 in order; then a random order
-                v = S[q]
-            else:  # or |S| uniform draws with replacement
-                v = S[np.random.randint(n_s)]  # noqa: NPY002
+            v = S[q]  # line 6: τ = 1 in order; then the shuffled order
             col = var_col[v]
             c = var_class[v]
             d, t = _dot_mass(HT, Z, col, c)  # line 7: A± = (T ± d)/2, then (21)
@@ -259,7 +254,6 @@ def fcd_solve(
     eps: float = 0.1,
     tau_max: int | None = 2,
     rule: str = "exact",
-    pick: str = "permutation",
     seed: int = 0,
     columns: SortedColumns | None = None,
     mu0: np.ndarray | None = None,
@@ -289,11 +283,8 @@ def fcd_solve(
         Maximum working-set iterations (None: until (18)); 1 is the stage-wise setting.
     rule : {"exact", "large_c"}
         Coordinate step (12) or its large-C form (13).
-    pick : {"permutation", "replacement"}
-        Passes τ ≥ 2 visit S in a fresh random order (each variable once), or make |S| uniform
-        draws with replacement.
     seed : int
-        Seed of the random picks of passes τ ≥ 2.
+        Seed of the random order of passes τ ≥ 2 (each visits S once, in a fresh order).
     columns : SortedColumns, optional
         The same columns as H, already laid out (H is then not read and may be None).
     mu0 : ndarray of shape (m, K), optional
@@ -306,8 +297,6 @@ def fcd_solve(
     """
     if rule not in RULES:
         raise ValueError(f"unknown FCD rule {rule!r}; expected one of {RULES}")
-    if pick not in PICKS:
-        raise ValueError(f"unknown FCD pick {pick!r}; expected one of {PICKS}")
     y = np.asarray(y_index, dtype=np.int64)
     if columns is None:
         columns = SortedColumns(y, K)
@@ -331,7 +320,7 @@ def fcd_solve(
     tau, updates, code, worst = _fcd_kernel(
         HT, y_sorted, columns.bounds, var_col, var_class, w, Z, S0, C / p, p / (2.0 * C),
         float(eps), cap,
-        rule == "large_c", pick == "permutation", int(seed), theta,
+        rule == "large_c", int(seed), theta,
     )  # fmt: skip
     mu = np.empty((m, K))
     mu[order] = -Z.T

@@ -41,12 +41,12 @@ import scipy.sparse as sp
 
 from kernbench.solvers.column_buffer import ColumnBuffer
 from kernbench.solvers.linear_svm import (
+    SMOSettings,
     add_outer,
-    face_descent,
     feasible_alpha,
     libsvm_rho,
     project_box_hyperplane,
-    smo_solve,
+    smo_with_face_steps,
 )
 from kernbench.solvers.lp import _IncrementalHighs
 
@@ -726,6 +726,73 @@ def _add_feature(G, grad, k, y, u, use_gram):  # pragma: no cover - numba
                 G[i, t] += ki * k[t]
 
 
+@dataclass
+class IPMSwitch:
+    """When :class:`SMOKernelMaster` solves by the interior point instead of SMO.
+
+    The master moves to the interior point after an SMO solve that needed at least
+    ``face_steps`` face steps (a degenerate low-rank dual), and stays there while its predicted
+    cost (its last solve's seconds per m·r², times m·r²) stays below that SMO solve's time. A
+    failed interior-point solve moves the master back to SMO; after ``max_failures`` failures it
+    stays on SMO for the rest of the fit.
+
+    Attributes
+    ----------
+    face_steps : int or None
+        Face steps in one SMO solve that move the master to the interior point (0: from the first
+        column; None: never).
+    max_failures : int
+        Interior-point failures after which SMO is used for good.
+    active : bool
+        The next solve is by the interior point.
+    smo_time : float
+        Seconds of the SMO solve that moved the master to the interior point.
+    rate : float
+        Seconds per m·r² of the last interior-point solve.
+    n_solves, n_failures : int
+        Interior-point solves, and those that stopped short.
+    """
+
+    face_steps: int | None = 200
+    max_failures: int = 3
+    active: bool = False
+    smo_time: float = np.inf
+    rate: float = 0.0
+    n_solves: int = 0
+    n_failures: int = 0
+
+    def __post_init__(self) -> None:
+        self.active = self.face_steps == 0
+
+    def use(self, m: int, rank: int, exceeded: bool) -> bool:
+        """Whether this solve is by the interior point (columns of rank ``rank``; ``exceeded``:
+        the rank passed the largest one the column range is kept for)."""
+        if self.active and self.rate * m * rank * rank > self.smo_time:
+            self.active = False  # the rank has grown: an interior point would now cost more
+        return self.active and not exceeded
+
+    def solved(self, seconds: float, m: int, rank: int) -> None:
+        self.rate = seconds / (m * max(rank, 1) ** 2)
+        self.n_solves += 1
+
+    def failed(self) -> None:
+        """The interior point stopped short: this solve and the next ones by SMO, until a slow
+        one moves the master back."""
+        self.active = False
+        self.n_failures += 1
+
+    def after_smo(self, face_steps: int, seconds: float, exceeded: bool) -> None:
+        """An SMO solve of its own took ``face_steps`` face steps and ``seconds``."""
+        if (
+            self.face_steps is not None
+            and face_steps >= self.face_steps
+            and not exceeded
+            and self.n_failures < self.max_failures
+        ):
+            self.active = True
+            self.smo_time = seconds
+
+
 class SMOKernelMaster:
     """The classification QP (11) (free α, unregularised b) by SMO, warm-started across columns.
 
@@ -736,46 +803,38 @@ class SMOKernelMaster:
     kept G), and the next solve continues SMO from u, so a solve after one new column typically
     needs a few pair updates instead of a solve from u = 0.
 
-    The SMO is :func:`kernbench.solvers.linear_svm.smo_solve` (compiled; LIBSVM's second-order
-    working-set selection of Fan, Chen & Lin (2005) with τ = 1e-12 for non-positive pair curvature;
-    rows of Q from the kept G, or from the columns when m > ``gram_max_rows``): its G-row form takes
-    the precomputed dense G as it is, so it is shared, not copied. It runs in chunks of ``chunk``
-    pair updates (max(30, m/10): measured fastest of 10-900 at m = 300 and 1000); after a chunk that
-    did not converge, steps on the face of the free u's
-    (:func:`kernbench.solvers.linear_svm.face_descent`, shared with CGENS's restricted SVM:
-    Newton, or a zero-curvature ray when the face is unbounded; in the columns' space, without
-    forming ZZᵀ, when there are more free u than columns or ZZᵀ is large) until one is not
-    clipped, while a step costs no more than ``max_free``³ flops (600, see below; the earlier
-    (|F|+1)² form alone took 180 s for the first column at m = 5000, where the bias-only start
-    leaves ~2500 u free, and its squared condition number stalled SMO on the optdigits quadratic
-    kernel, whose columns reach norm 1e7). Pairwise steps alone crawl on this dual: a stratified
-    fit adds the linear columns first, whose G has rank ≤ D (16 on pendigits) with far more free
-    u than that, and SMO then stalled (hundreds of thousands of pair updates per solve, duality gap
-    1e-5 at the cap, measured at m = 300). Stopping: LIBSVM's maximal violating pair gap m(u) −
-    M(u) ≤ ``tol``. Then α = K_𝒲ᵀ(y∘u) and b = −ρ with LIBSVM's ρ (mean of y_i∇_i over the free
-    u_i, else the midpoint of its feasible interval), from a gradient recomputed from the columns
-    (no drift). A solve that reaches ``max_steps`` pair updates is finished by the cvxpy/Clarabel
-    reference (``n_fallbacks``; status ``smo+clarabel``) and its multipliers, made feasible, start
-    the next solve. Before the first
-    column (only b in 𝒲) the closed form :func:`bias_only_master` is used, and its u starts the SMO
-    of the first column.
+    One solve:
 
-    Some duals defeat both kinds of step. On letter's mixture (m = 1000, C = 100) a stratified
-    fit adds hundreds of linear-kernel columns whose span has rank 16-27: about 500 u sit at C,
-    450 at 0 and the faces of the ~30 free ones are nearly all rays, so each solve took 5-16 s
-    (hundreds of face steps, thousands of pair updates) from J ≈ 700 on. Such a dual is small
-    in the columns' range: with an orthonormal basis B of it (:class:`ColumnRange`, kept
-    while the rank is ≤ ``ipm_max_rank``), AAᵀ = BHBᵀ and :func:`solve_reduced_dual` solves it
-    by Clarabel's interior point in O(m·r²) per iteration whatever the degeneracy (letter: the
-    first 1000 columns in 38 s; 0.05 s per solve at rank 33, 1.0-1.4 s at 153). An SMO solve
-    that needed ≥ ``ipm_face_steps`` face steps moves the master to the interior point (status
-    ``ipm``) for as long as the rank is ≤ ``ipm_max_rank`` and the interior point's cost,
-    predicted from its last solve per m·r², stays below that SMO solve's wall time. Its u,
-    snapped to the bounds (within 1e-6 of min(C, max u)), starts SMO, whose stopping test
-    certifies it or which finishes it (status ``ipm+smo``): the interior point's own α =
-    Aᵀ(y∘u) is not accurate enough for the margins on badly scaled kernels. (Without the
-    cost test a pendigits fit stayed on the interior point up to rank 200 and ran well past the
-    142 s that SMO alone took.)
+    1. Before the first column (only b in 𝒲) the closed form :func:`bias_only_master`; its u
+       starts the SMO of the first column.
+    2. SMO (:func:`kernbench.solvers.linear_svm.smo_solve`, compiled: LIBSVM's second-order
+       working-set selection with τ = 1e-12 for non-positive pair curvature; rows of Q from the
+       kept G, or from the columns when m > ``gram_max_rows``) in chunks of ``chunk`` =
+       max(30, m/10) pair updates. After a chunk that did not converge, steps on the face of the
+       free u (:func:`kernbench.solvers.linear_svm.face_descent`, shared with CGENS's restricted
+       SVM: a Newton step, or a zero-curvature ray when the face is unbounded), at most
+       ``max_face_steps`` of them and none costing more than ``max_free``³ flops. Pair steps alone
+       crawl when the selected columns have a small rank and many u are free (a stratified fit's
+       linear columns); the face steps move all free u at once.
+    3. Stop at LIBSVM's maximal violating pair gap m(u) − M(u) ≤ ``tol``. Then α = K_𝒲ᵀ(y∘u) and
+       b = −ρ with LIBSVM's ρ (mean of y_i∇_i over the free u_i, else the midpoint of its
+       feasible interval), from a gradient recomputed from the columns (no drift).
+    4. A solve that reaches ``max_steps`` pair updates is finished by the cvxpy/Clarabel reference
+       (status ``smo+clarabel``, counted in ``n_fallbacks``); its multipliers, made feasible,
+       start the next solve.
+
+    Some duals defeat both kinds of step: most u at a bound and the faces of the few free ones
+    nearly all rays, when the columns span a space of small rank r. Such a dual is small in the
+    columns' range: with an orthonormal basis B of it (:class:`ColumnRange`, kept while
+    r ≤ ``ipm_max_rank``), AAᵀ = BHBᵀ and :func:`solve_reduced_dual` solves it by Clarabel's
+    interior point in O(m·r²) per iteration whatever the degeneracy. :class:`IPMSwitch` decides
+    when the master uses it (status ``ipm``): after an SMO solve that needed at least
+    ``ipm_face_steps`` face steps, while r ≤ ``ipm_max_rank``, the interior point's predicted cost
+    (its last solve's time per m·r²) stays below that SMO solve's time, and it has not failed
+    ``IPMSwitch.max_failures`` times. Its u, snapped to the bounds (within 1e-6 of min(C, max u)),
+    starts SMO, whose stopping test certifies it or which finishes it (status ``ipm+smo``): the
+    interior point's own α = Aᵀ(y∘u) is not accurate enough for the margins on badly scaled
+    kernels.
 
     Parameters
     ----------
@@ -793,7 +852,7 @@ class SMOKernelMaster:
         and the tests).
     ipm_max_rank : int
         Largest rank of the columns for which the interior point is used (its cost grows as
-        m·r²: 2 s per solve at r = 200, m = 1000).
+        m·r² per iteration).
     ipm_face_steps : int or None
         Face steps in one SMO solve after which the next solves use the interior point (0:
         from the first column; None: never).
@@ -805,10 +864,7 @@ class SMOKernelMaster:
         interior-point solves that stopped short (that solve then by SMO), over all solves.
     max_face_steps, max_free : int
         Face steps after one SMO chunk at most (50), and no face step costing more than
-        ``max_free``³ flops (|F|·J·min(|F|, J) ≤ 600³: with the cap at 300³, letter's regular
-        (unstratified) mixture fit, m = 1000, C = 100, had ~200-600 free u beside 650 columns,
-        took no face step, and its SMO solves ran to their step cap and the Clarabel fallback,
-        20 s each from J ≈ 620; at 600³ the whole fit reached TR2, 2990 columns, in 276 s).
+        ``max_free``³ flops (|F|·J·min(|F|, J) ≤ 600³, |F| the free u and J the columns).
     """
 
     def __init__(
@@ -837,12 +893,7 @@ class SMOKernelMaster:
         self._diag = np.zeros(m)
         self._cols = ColumnBuffer(m)
         self._range = ColumnRange(m, ipm_max_rank if ipm_face_steps is not None else -1)
-        self.ipm_face_steps = ipm_face_steps
-        self._ipm = ipm_face_steps == 0
-        self._smo_time = np.inf  # wall time of the SMO solve that moved the master to the IPM
-        self._ipm_rate = 0.0  # seconds per m·r² of the last interior-point solve
-        self.n_ipm_solves = 0
-        self.n_ipm_failures = 0
+        self.ipm = IPMSwitch(face_steps=ipm_face_steps)
         self._u = np.zeros(m)
         self._grad = -np.ones(m)  # ∇ = Qu − 1
         self.n_face_steps = 0
@@ -854,6 +905,14 @@ class SMOKernelMaster:
     @property
     def n_columns(self) -> int:
         return len(self._cols)
+
+    @property
+    def n_ipm_solves(self) -> int:
+        return self.ipm.n_solves
+
+    @property
+    def n_ipm_failures(self) -> int:
+        return self.ipm.n_failures
 
     def A(self) -> np.ndarray:
         """The selected columns, shape (m, J)."""
@@ -896,25 +955,18 @@ class SMOKernelMaster:
             self._grad = -np.ones(self.rows.m)
             return res
         m, r = self.rows.m, self._range.rank
-        if self._ipm and self._ipm_rate * m * r * r > self._smo_time:
-            self._ipm = False  # the rank has grown: an interior point would now cost more
         status = "smo"
-        if self._ipm and not self._range.exceeded:  # the interior point in the columns' range
+        if self.ipm.use(m, r, self._range.exceeded):  # the interior point in the columns' range
             start = time.perf_counter()
             try:
                 u = solve_reduced_dual(self._range, self._y, self.C)
-            except RuntimeError:
-                # Clarabel stopped short (InsufficientProgress on satimage's mixture): this solve
-                # and the next ones by SMO, from the last point, until a slow one moves it back
-                self._ipm = False
-                self.n_ipm_failures += 1
+            except RuntimeError:  # Clarabel stopped short: this solve by SMO, from the last point
+                self.ipm.failed()
             else:
-                self._ipm_rate = (time.perf_counter() - start) / (m * max(r, 1) ** 2)
-                self.n_ipm_solves += 1
+                self.ipm.solved(time.perf_counter() - start, m, r)
                 # snapped to the bounds, the interior point's u is SMO's start: SMO's stopping
-                # test certifies it (0 steps) or finishes it. Its own α = Aᵀ(y∘u) is not
-                # enough: on kernels of norm 10⁵ its dual objective was right to 1e-4 while
-                # its margins, A·α, were off by ~0.3 (primal 0.33 for an optimum of 3e-5)
+                # test certifies it (0 steps) or finishes it; the interior point's own
+                # α = Aᵀ(y∘u) is not accurate enough for the margins on badly scaled kernels
                 self._u[:] = _snap_to_bounds(u, self._y, self.C)
                 self._grad[:] = self._fresh_gradient()
                 status = "ipm"
@@ -922,53 +974,37 @@ class SMOKernelMaster:
             self._u = np.zeros(self.rows.m)
             self._grad = -np.ones(self.rows.m)
         y, u, grad = self._y, self._u, self._grad
-        steps, ok = 0, False
-        face_steps_before = self.n_face_steps
         start = time.perf_counter()
-        while True:
-            n, _, ok = smo_solve(
-                self._use_gram,
-                self._G,
-                self._cols.storage,  # C-ordered; smo_solve reads its first J columns
-                len(self._cols),
-                self._diag,
-                y,
-                u,
-                grad,
-                self.C,
-                self.tol,
-                min(self.chunk, self.max_steps - steps),
-                False,
+        settings = SMOSettings(
+            chunk=self.chunk,
+            max_face_steps=self.max_face_steps,
+            max_free=self.max_free,
+            # the projected search on faces with more free u than columns too (a face step
+            # that fixes one u at a time otherwise)
+            search_wide=True,
+        )
+        steps, _, ok, faces = smo_with_face_steps(
+            self._use_gram,
+            self._G,
+            self._cols.storage,  # C-ordered; smo_solve reads its first J columns
+            len(self._cols),
+            self._diag,
+            y,
+            u,
+            grad,
+            self.C,
+            self.tol,
+            self.max_steps,
+            lambda: self._gradient_after(u.copy()),
+            settings,
+        )
+        self.n_face_steps += faces
+        if status == "smo":  # an SMO solve of its own, not the interior point's finish
+            self.ipm.after_smo(
+                faces,
+                time.perf_counter() - start,
+                self._range.exceeded,
             )
-            steps += int(n)
-            if ok or steps >= self.max_steps:
-                break
-            self.n_face_steps += face_descent(
-                self.A(),
-                y,
-                u,
-                grad,
-                self.C,
-                self.tol,
-                self._gradient_after(u.copy()),
-                max_steps=self.max_face_steps,
-                max_free=self.max_free,
-                # the projected search on faces with more free u than columns too: letter's
-                # quadratic kernel (C = 100) fixed one u per face step, ~600 steps per column;
-                # its first 300 columns took 302 s without, 131 s with (paired)
-                search_wide=True,
-            )
-        if (
-            status == "smo"  # an SMO solve of its own, not the interior point's finish
-            and self.ipm_face_steps is not None
-            and self.n_face_steps - face_steps_before >= self.ipm_face_steps
-            and not self._range.exceeded
-            and self.n_ipm_failures < 3  # after three failures, SMO for the rest of the fit
-        ):
-            # a degenerate low-rank dual: the next solves by the interior point, for as long as
-            # its cost (measured per m·r²) stays below this solve's
-            self._ipm = True
-            self._smo_time = time.perf_counter() - start
         if not ok:  # pairwise steps stalled (a degenerate dual): the interior-point reference
             ref = solve_kernel_master_cvxpy(self.A(), self.rows, self.C)
             self.n_fallbacks += 1
@@ -980,6 +1016,6 @@ class SMOKernelMaster:
         b = -libsvm_rho(grad, y, u, self.C)
         A = self.A()
         alpha = A.T @ (y * u)
-        if status == "ipm" and (steps or self.n_face_steps > face_steps_before):
+        if status == "ipm" and (steps or faces):
             status = "ipm+smo"  # SMO finished the interior point's solve
         return _result(self.rows, A, alpha, b, u.copy(), self.C, "l2", status, steps)

@@ -876,6 +876,88 @@ def _is_plus_minus_one(H: np.ndarray) -> bool:
     return bool(np.all(np.abs(H) == 1.0))
 
 
+@dataclass(frozen=True)
+class SMOSettings:
+    """How :func:`smo_with_face_steps` alternates SMO and face steps.
+
+    Attributes
+    ----------
+    chunk : int
+        Pair updates per SMO call before a face step is tried.
+    shrinking : bool
+        LIBSVM's shrinking of the active set inside SMO.
+    max_face_steps : int
+        Face steps after one chunk at most.
+    max_free : int
+        No face step costing more than ``max_free``³ flops.
+    search_wide : bool
+        The projected search also on faces with more free variables than columns.
+    """
+
+    chunk: int
+    shrinking: bool = False
+    max_face_steps: int = 50
+    max_free: int = 300
+    search_wide: bool = False
+
+
+def smo_with_face_steps(
+    use_gram: bool,
+    K: np.ndarray,
+    Phi: np.ndarray,
+    J: int,
+    diag: np.ndarray,
+    y: np.ndarray,
+    alpha: np.ndarray,
+    G: np.ndarray,
+    C: float,
+    tol: float,
+    max_steps: int,
+    make_gradient: Callable[[], Callable[[], np.ndarray]],
+    settings: SMOSettings,
+) -> tuple[int, float, bool, int]:
+    """SMO (:func:`smo_solve`) in chunks of ``settings.chunk`` pair updates; after a chunk that
+    did not converge, steps on the face of the free α (:func:`face_descent`, which reads the
+    gradient through ``make_gradient()``, made at the start of every face descent), until the
+    violation is ≤ ``tol`` or ``max_steps`` pair updates were made. α and G are updated in place.
+
+    Returns
+    -------
+    steps, violation, converged, face_steps
+    """
+    steps = face_steps = 0
+    while True:
+        n, viol, ok = smo_solve(
+            use_gram,
+            K,
+            Phi,
+            J,
+            diag,
+            y,
+            alpha,
+            G,
+            C,
+            tol,
+            min(settings.chunk, max_steps - steps),
+            settings.shrinking,
+        )
+        steps += int(n)
+        if ok or steps >= max_steps:
+            return steps, viol, ok, face_steps
+        face_steps += face_descent(
+            Phi[:, :J],
+            y,
+            alpha,
+            G,
+            C,
+            tol,
+            make_gradient(),
+            max_steps=settings.max_face_steps,
+            max_free=settings.max_free,
+            search_wide=settings.search_wide,
+        )
+
+
 class RestrictedLinearSVM:
     """Warm-startable solver of the restricted SVM (1)/(2) over a growing column matrix.
 
@@ -1053,40 +1135,20 @@ class RestrictedLinearSVM:
         return self.y * self._matvec(self._rmatvec(self.y * self.alpha)) - 1.0
 
     def _smo(self, G: np.ndarray, tol: float, max_steps: int) -> tuple[int, float, bool]:
-        """SMO in chunks of ``3·m`` pair updates; after a chunk that did not converge, steps on
-        the face of the free α's (:func:`face_descent`). Returns (steps, violation, converged)."""
-        m = self.y.shape[0]
-        chunk = 3 * m
-        steps = 0
-        while True:
-            n, viol, ok = smo_solve(
-                self._use_gram,
-                self._K,
-                self._Phi,
-                self._J,
-                self._diag,
-                self.y,
-                self.alpha,
-                G,
-                self.C,
-                tol,
-                min(chunk, max_steps - steps),
-                self.shrinking,
-            )
-            steps += int(n)
-            if ok or steps >= max_steps:
-                return steps, viol, ok
-            self.n_face_steps += face_descent(
-                self._Phi[:, : self._J],
-                self.y,
-                self.alpha,
-                G,
-                self.C,
-                tol,
-                self._gradient,
-                max_steps=self.max_face_steps,
-                max_free=self.max_free,
-            )
+        """:func:`smo_with_face_steps` in chunks of 3·m pair updates. Returns (steps,
+        violation, converged)."""
+        settings = SMOSettings(
+            chunk=3 * self.y.shape[0],
+            shrinking=self.shrinking,
+            max_face_steps=self.max_face_steps,
+            max_free=self.max_free,
+        )
+        steps, viol, ok, faces = smo_with_face_steps(
+            self._use_gram, self._K, self._Phi, self._J, self._diag, self.y, self.alpha, G,
+            self.C, tol, max_steps, lambda: self._gradient, settings,
+        )  # fmt: skip
+        self.n_face_steps += faces
+        return steps, viol, ok
 
     def _dual_diagonal(self) -> np.ndarray:
         """The dual CD's Q_ii (bias feature 1): with ±1 columns the one value J + 1 (exact in

@@ -1,6 +1,6 @@
 """The results store: one sqlite file per experiment, written only by the driving process.
 
-``results/<name>/results.sqlite`` holds two tables:
+``results/<name>/results.sqlite`` holds four tables:
 
 ``meta``
     key/value JSON: ``spec`` (the validated spec as a dict, with the reference CSV path resolved),
@@ -347,11 +347,6 @@ class Store:
     def _has_table(self, name: str) -> bool:
         query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
         return self._con.execute(query, (name,)).fetchone() is not None
-
-    @_sqlite_errors
-    def delete(self, cell_ids: Iterable[str]) -> None:
-        with self._transaction():
-            self._con.executemany("DELETE FROM cells WHERE cell_id = ?", [(c,) for c in cell_ids])
 
     @_sqlite_errors
     def rows(self) -> list[dict[str, Any]]:

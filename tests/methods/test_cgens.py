@@ -18,19 +18,22 @@ def _toy(seed=1, m=60, D=3):
 
 
 class RecordingCGENS(CGENS):
-    """CGENS that keeps α, w, b and H_W after every restricted solve (for per-iteration checks)."""
+    """CGENS whose master records α, w, b, H_W and the objective after every restricted solve
+    (for per-iteration checks)."""
 
-    def _solve_master(self):
-        step = super()._solve_master()
-        self.rec_ = getattr(self, "rec_", [])
-        self.rec_.append(
-            (self._svm.alpha.copy(), self._svm.w, self._svm.b, self.H_W.copy(), self.final_score_)
-        )
-        return step
+    def _make_master(self, *args, **kwargs):
+        master = super()._make_master(*args, **kwargs)
+        self.rec_ = rec = []
+        solve = master.solve
 
-    def fit(self, X, y):
-        self.rec_ = []
-        return super().fit(X, y)
+        def recording(ws):
+            step = solve(ws)
+            svm = master.svm
+            rec.append((svm.alpha.copy(), svm.w, svm.b, ws.H.copy(), step.objective))
+            return step
+
+        master.solve = recording
+        return master
 
 
 def _full_svm(H, y, C):

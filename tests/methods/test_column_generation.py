@@ -6,11 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kernbench.methods.cg_pricing import OraclePricer
 from kernbench.methods.cgens import CGENS
 from kernbench.methods.column_generation import (
     ColumnGenerationClassifier,
     MasterStep,
+    PricingRule,
     StumpColumnIds,
+    WorkingSet,
+    weak_learner_space,
 )
 from kernbench.weak.base import ColumnSet
 from kernbench.weak.fourier import FourierFeature
@@ -18,12 +22,37 @@ from kernbench.weak.perceptron import Perceptron
 from kernbench.weak.stumps import Stump, StumpSpace
 
 
-class RidgeOVA(ColumnGenerationClassifier):
-    """A minimal multi-class user of the base: fully-corrective one-vs-all ridge on the columns.
+class RidgeMaster:
+    """Fully-corrective one-vs-all ridge on the columns: min_W,b ||H W + 1bᵀ − Y||² + lam·||W||²
+    (closed form); pricing weights: the residuals (m × K)."""
 
-    Master: min_W,b ||H W + 1bᵀ − Y||² + lam·||W||² (closed form); pricing weights: residuals
-    (m × K), the best column over classes is added (the base default for 2-D weights).
-    """
+    def __init__(self, Y, lam, tol):
+        self.Y, self.lam, self.tol = Y, lam, tol
+
+    def start(self):
+        W, b = np.zeros((0, self.Y.shape[1])), self.Y.mean(axis=0)
+        return self._step(float("nan"), np.zeros((self.Y.shape[0], 0)), W, b)
+
+    def add_columns(self, picks, columns):
+        pass
+
+    def solve(self, ws):
+        H = ws.H
+        Hc = H - H.mean(axis=0)
+        Yc = self.Y - self.Y.mean(axis=0)
+        W = np.linalg.solve(Hc.T @ Hc + self.lam * np.eye(H.shape[1]), Hc.T @ Yc)
+        b = self.Y.mean(axis=0) - H.mean(axis=0) @ W
+        R = self.Y - (H @ W + b)
+        return self._step(float((R**2).sum() + self.lam * (W**2).sum()), H, W, b)
+
+    def _step(self, objective, H, W, b):
+        g = self.Y - (H @ W + b)
+        return MasterStep(objective=objective, g=g, threshold=self.tol, coef=W, intercept=b)
+
+
+class RidgeOVA(ColumnGenerationClassifier):
+    """A minimal multi-class user of the base: :class:`RidgeMaster` with the default pricer (the
+    best column over classes is added, the default for 2-D weights)."""
 
     _binary_only = False
 
@@ -35,32 +64,14 @@ class RidgeOVA(ColumnGenerationClassifier):
 
     _parameter_constraints: dict = {}
 
-    def _init_master(self, X, y):
+    def _make_space(self, X, rng):
+        return weak_learner_space(X, self.weak_learner, include_constant=False, rng=rng)
+
+    def _make_master(self, X, y, space, ws, rng, context=None):
         K = self.classes_.size
-        self._Y = np.where(np.arange(K)[None, :] == y[:, None], 1.0, -1.0)
-        self._W = np.zeros((0, K))
-        self._b = self._Y.mean(axis=0)
-
-    def _pricing_weights(self):
-        return self._Y - (self.H_W @ self._W + self._b)
-
-    def _stop_threshold(self):
-        return self.tol
-
-    def _add_columns(self, picks):
-        pass
-
-    def _solve_master(self):
-        H = self.H_W
-        Hc = H - H.mean(axis=0)
-        Yc = self._Y - self._Y.mean(axis=0)
-        self._W = np.linalg.solve(Hc.T @ Hc + self.lam * np.eye(H.shape[1]), Hc.T @ Yc)
-        self._b = self._Y.mean(axis=0) - H.mean(axis=0) @ self._W
-        R = self._Y - (H @ self._W + self._b)
-        return MasterStep(objective=float((R**2).sum() + self.lam * (self._W**2).sum()))
-
-    def _coefficients(self):
-        return self._W, self._b
+        return RidgeMaster(
+            np.where(np.arange(K)[None, :] == y[:, None], 1.0, -1.0), self.lam, self.tol
+        )
 
 
 def _blobs(seed=0, m=90, K=3):
@@ -93,18 +104,19 @@ def test_masked_stump_pricing_equals_the_space_oracle_with_exclusion():
     X = rng.normal(size=(50, 3))
     X[:, 2] = np.round(X[:, 0], 1)  # duplicate columns across features
     space = StumpSpace(X, include_constant=False)
-    est = CGENS(max_iter=3)
-    est._space, est._stump_ids = space, StumpColumnIds(space)
-    est._selected_ids = np.zeros(est._stump_ids.first.size, dtype=bool)
+    rule = PricingRule(absolute=True)
+    ws = WorkingSet(50, space, rule)
+    pricer = OraclePricer(space, rule, np.random.default_rng(0))
     excl = ColumnSet()
     for _ in range(25):
         g = rng.normal(size=50)
         ref = space.best(g, absolute=True, exclude=excl)
-        got = est._price_stumps(g)
+        (got,), cols = pricer.best(g, ws)
+        assert cols == [0]
         np.testing.assert_array_equal(got.column, ref.column)
         assert got.score == pytest.approx(ref.score)
         excl.add(got.column)
-        est._selected_ids[est._stump_ids.id_of(got.column)] = True
+        ws.add([got], cols)
 
 
 def test_stump_column_ids_give_the_canonical_set():
@@ -155,34 +167,27 @@ def _signed_columns(space):
 def test_signed_pricing_per_column_equals_brute_force_with_classwise_working_sets(per_column):
     """W ≥ 0: h and −h are distinct columns; per-column mode keeps one working set per column."""
 
-    class Signed(RidgeOVA):
-        _signed_columns = True
-        _pick_per_column = per_column
-        _include_constant = True
-
     rng = np.random.default_rng(4)
     X = rng.normal(size=(30, 2))
     X[:, 1] = np.round(X[:, 1], 1)  # ties: several candidates share a column
     space = StumpSpace(X, include_constant=True)
     cols = _signed_columns(space)
-    est = Signed()
-    est._space, est._stump_ids = space, StumpColumnIds(space, signed=True)
-    est._selected_ids = np.zeros(est._stump_ids.first.size, dtype=bool)
-    est._H, est._n_cols, est.learners_ = np.empty((30, 4)), 0, []
-    est._selected, est._selected_by_column = ColumnSet(), {}
+    rule = PricingRule(signed=True, per_column=per_column)
+    ws = WorkingSet(30, space, rule)
+    pricer = OraclePricer(space, rule, np.random.default_rng(0))
     K = 3
     chosen = [set() for _ in range(K)]  # working sets as column tuples, per column (or shared)
     negation_picked = 0
     for _ in range(15):
         G = rng.normal(size=(30, K))
-        picks = est._price(G)
+        picks, columns = pricer.best(G, ws)
         S = cols @ G  # (n_cols, K) scores of every signed column
         for k in range(K):
             used = chosen[k] if per_column else set().union(*chosen)
             free = np.array([tuple(c) not in used for c in cols])
             S[~free, k] = -np.inf
         if per_column:
-            assert est._pick_columns == list(range(K))
+            assert columns == list(range(K))
             for k, p in enumerate(picks):
                 assert p.score == pytest.approx(S[:, k].max(), rel=1e-12)
                 assert p.column @ G[:, k] == pytest.approx(p.score)
@@ -190,11 +195,11 @@ def test_signed_pricing_per_column_equals_brute_force_with_classwise_working_set
         else:
             (p,) = picks
             assert p.score == pytest.approx(S.max(), rel=1e-12)
-            assert p.column @ G[:, est._pick_columns[0]] == pytest.approx(p.score)
-        for p, k in zip(picks, est._pick_columns):
+            assert p.column @ G[:, columns[0]] == pytest.approx(p.score)
+        for p, k in zip(picks, columns):
             negation_picked += tuple(-p.column) in chosen[k if per_column else 0]
             chosen[k if per_column else 0].add(tuple(p.column))
-        est._append_columns(picks)
+        ws.add(picks, columns)
     assert negation_picked > 0  # −h was still available after h: the exclusion kept the sign
 
 
@@ -208,3 +213,24 @@ def test_signed_column_ids_separate_h_from_minus_h():
     for i in range(n):
         assert ids.id_of(space.column(i)) == ids.ids[i]
         assert ids.id_of(-space.column(i)) == ids.ids[n + i] != ids.ids[i]
+
+
+def test_every_stop_reason_is_one_of_the_shared_values():
+    """``stop_reason_`` takes its values from one table for every column-generation method."""
+    from kernbench.methods import get_method
+    from kernbench.methods.column_generation import STOP_REASONS
+
+    X, y = _blobs(m=60)
+    yb = (y == 0).astype(int)
+    fits = [
+        get_method("cgens")(max_iter=5).fit(X, yb),
+        get_method("lpboost")(max_iter=5).fit(X, yb),
+        get_method("cgens_sls")(max_iter=5).fit(X, y),
+        get_method("multiboost")(max_iter=5, solver="newton").fit(X, y),
+        get_method("multiboost_cw")(max_iter=5).fit(X, y),
+        get_method("cgboost")(kernels=["linear"], max_iter=5).fit(X, yb),
+        get_method("cgboost_regressor")(kernels=["linear"], max_iter=5).fit(X, X[:, 0]),
+        CGENS(C=100.0, tol=0.0, max_iter=50).fit(X[:4, :1], [0, 1, 0, 1]),  # exhausted
+    ]
+    assert {est.stop_reason_ for est in fits} <= set(STOP_REASONS)
+    assert "exhausted" in {est.stop_reason_ for est in fits}

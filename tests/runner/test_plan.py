@@ -3,7 +3,7 @@
 import pytest
 
 from kernbench.errors import UsageError
-from kernbench.methods import get_method
+from kernbench.runner import plan, revisions
 from kernbench.runner.plan import parse_only, plan_cells
 from kernbench.spec import parse_spec
 
@@ -50,10 +50,20 @@ def test_identity_is_stable_and_sensitive():
     assert not set(ids) & {c.cell_id for c in other_fp}
 
 
+def _set_revision(monkeypatch, estimator, rule):
+    """Replace ``estimator``'s revisions by one whose number is ``rule(params, grid)``."""
+    real = revisions.result_revision
+
+    def patched(name, params, grid):
+        return rule(params, grid) if name == estimator else real(name, params, grid)
+
+    monkeypatch.setattr(plan, "result_revision", patched)
+
+
 def test_a_result_revision_reruns_only_that_estimators_cells(monkeypatch):
     spec = parse_spec(SPEC, file="p.yaml")
     before = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
-    monkeypatch.setattr(get_method("adaboost"), "_result_revision", 2, raising=False)
+    _set_revision(monkeypatch, "adaboost", lambda params, grid: 2)
     after = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
     changed = {key[2] for key in before if before[key] != after[key]}
     assert changed == {"A"}  # the svm_stump cells keep their identity
@@ -75,7 +85,7 @@ def test_a_parameter_dependent_revision_reruns_only_those_cells(monkeypatch):
         file="p.yaml",
     )
     now = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
-    monkeypatch.setattr(get_method("cgboost"), "_result_revision_for", lambda params, grid: 0)
+    _set_revision(monkeypatch, "cgboost", lambda params, grid: 0)
     before = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
     assert {key[2] for key in now if now[key] != before[key]} == {"L2", "L2g"}
 
@@ -95,7 +105,7 @@ def test_cgens_shrinking_revision_reruns_only_its_exact_bias_cells(monkeypatch):
         file="p.yaml",
     )
     now = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
-    monkeypatch.setattr(get_method("cgens"), "_result_revision_for", lambda params, grid: 1)
+    _set_revision(monkeypatch, "cgens", lambda params, grid: 1)
     before = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
     assert {key[2] for key in now if now[key] != before[key]} == {"E", "Eg"}
 
@@ -115,7 +125,7 @@ def test_lpboost_cut_master_revision_reruns_only_its_c_form_cells(monkeypatch):
         file="p.yaml",
     )
     now = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
-    monkeypatch.setattr(get_method("lpboost"), "_result_revision_for", lambda params, grid: 3)
+    _set_revision(monkeypatch, "lpboost", lambda params, grid: 3)
     before = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
     assert {key[2] for key in now if now[key] != before[key]} == {"C", "Cg"}
 

@@ -19,6 +19,7 @@ from kernbench.solvers.kernel_masters import (
     dual_objective,
     solve_kernel_master_cvxpy,
 )
+from kernbench.solvers.linear_svm import add_outer
 from kernbench.weak.kernel_columns import make_kernel
 
 
@@ -317,7 +318,7 @@ def test_smo_master_moves_to_the_interior_point_after_a_solve_with_many_face_ste
     assert master.n_ipm_solves == sum(s.startswith("ipm") for s in statuses)
     # back to SMO once the interior point's measured cost per m·r² predicts more than the SMO
     # solve that moved the master to it
-    master._ipm, master._smo_time, master._ipm_rate = True, 1.0, 10.0
+    master.ipm.active, master.ipm.smo_time, master.ipm.rate = True, 1.0, 10.0
     master.add_column(A[:, 12])
     assert master.solve().status == "smo"
 
@@ -377,3 +378,24 @@ def test_snapping_is_relative_to_the_scale_of_u() -> None:
     np.testing.assert_allclose(got, [2e-6, 2e-6, 0.0, 0.0], atol=1e-15)
     near_c = _snap_to_bounds(np.array([100.0 - 1e-8, 100.0 - 1e-8, 3.0, 3.0]), y, 100.0)
     np.testing.assert_array_equal(near_c, [100.0, 100.0, 3.0, 3.0])
+
+
+@pytest.mark.parametrize("use_gram", [True, False])
+def test_compiled_column_update_equals_its_closed_form(use_gram) -> None:
+    """``_add_feature`` (compiled): G += k kᵀ exactly as ``add_outer`` / ``np.outer`` round it,
+    and ∇ += (y∘k)·(kᵀ(y∘u))."""
+    rng = np.random.default_rng(8)
+    m = 25
+    y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
+    u, k, grad = rng.random(m), rng.standard_normal(m), rng.standard_normal(m)
+    G = rng.standard_normal((m, m)) if use_gram else np.zeros((1, 1))
+    G0, grad0 = G.copy(), grad.copy()
+    kernel_masters._add_feature(G, grad, k, y, u, use_gram)
+    np.testing.assert_allclose(grad, grad0 + y * k * (k @ (y * u)), rtol=1e-13, atol=1e-13)
+    if use_gram:
+        np.testing.assert_array_equal(G, G0 + np.outer(k, k))
+        H = G0.copy()
+        add_outer(H, k)
+        np.testing.assert_array_equal(G, H)
+    else:
+        np.testing.assert_array_equal(G, G0)  # not kept: untouched

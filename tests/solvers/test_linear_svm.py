@@ -19,6 +19,7 @@ from kernbench.solvers.linear_svm import (
     feasible_alpha,
     libsvm_rho,
     lstsq_gelsy,
+    max_violation,
 )
 
 
@@ -639,3 +640,49 @@ def test_add_outer_adds_the_rounded_products_of_np_outer():
     expected = K + np.outer(h, h)
     linear_svm.add_outer(K, h)
     assert np.array_equal(K, expected)
+
+
+# -- compiled kernels pinned to their Python twins ------------------------------------------------
+def _dual_point(seed: int, m: int = 40, C: float = 1.0):
+    """Labels, a box point with entries at both bounds, and an arbitrary gradient."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
+    u = rng.choice([0.0, C, 0.3 * C, 0.7 * C], size=m)
+    return y, u, rng.standard_normal(m)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_compiled_pair_selection_gives_the_python_maximal_violation(seed):
+    """``_select_i`` (the SMO's I_up / I_low scan) and :func:`max_violation` are one rule:
+    gmax + gmax2 is the maximal violating pair gap, and i is an I_up point attaining gmax."""
+    C = 1.0
+    y, u, grad = _dual_point(seed, C=C)
+    m = y.size
+    i, gmax, gmax2 = linear_svm._select_i(np.arange(m), m, y, u, grad, C)
+    assert gmax + gmax2 == max_violation(y, u, grad, C)
+    up = ((y > 0) & (u < C)) | ((y < 0) & (u > 0))
+    assert up[i] and -y[i] * grad[i] == gmax
+
+
+@pytest.mark.parametrize("use_gram", [True, False])
+def test_compiled_gradient_reconstruction_equals_the_python_gradient(use_gram):
+    """``_reconstruct`` (the gradient of shrunk points, compiled) equals
+    ``RestrictedLinearSVM._gradient``'s ∇ = y∘(Φ Φᵀ(y∘α)) − 1 on the inactive points and leaves
+    the active ones alone."""
+    rng = np.random.default_rng(3)
+    m, J, C = 30, 4, 2.0
+    y, alpha, _ = _dual_point(4, m=m, C=C)
+    Phi = np.zeros((m, 8))  # a column buffer: its first J columns are used
+    Phi[:, :J] = rng.standard_normal((m, J))
+    K = Phi[:, :J] @ Phi[:, :J].T
+    G = rng.standard_normal(m)
+    kept = G.copy()
+    active = np.array([1, 5, 7, 20], dtype=np.int64)
+    act = np.full(m, -1, dtype=np.int64)  # the SMO's index buffer: its first n_act are active
+    act[: active.size] = active
+    n = linear_svm._reconstruct(use_gram, K, Phi, J, y, alpha, G, act, active.size)
+    expected = y * (Phi[:, :J] @ (Phi[:, :J].T @ (y * alpha))) - 1.0
+    inactive = np.setdiff1d(np.arange(m), active)
+    np.testing.assert_allclose(G[inactive], expected[inactive], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(G[active], kept[active])
+    assert n == m and np.array_equal(act, np.arange(m))  # every point active again

@@ -1,0 +1,54 @@
+"""The result-revision table: every method listed, its reference fit unchanged unless declared."""
+
+from dataclasses import replace
+
+import pytest
+
+from kernbench.methods import get_method, registry
+from kernbench.runner.revisions import REVISIONS, reference_digest, result_revision
+
+
+def test_every_registered_method_has_an_entry():
+    assert set(REVISIONS) == set(registry())
+
+
+@pytest.mark.parametrize("name", sorted(REVISIONS))
+def test_reference_fit_matches_the_recorded_digest(name):
+    """Fails when a method's numerics change: undo the change, or declare it in
+    kernbench/runner/revisions.py (a new Revision when stored results change) with the new
+    digest."""
+    assert reference_digest(name) == REVISIONS[name].digest, (
+        f"{name}'s reference fit changed: give it a new Revision in REVISIONS if stored "
+        f"results change, and record digest={reference_digest(name)!r}"
+    )
+
+
+def test_the_digest_sees_a_change_of_numerics(monkeypatch):
+    """A fit with other numerics (here: a smaller C) gives another digest."""
+    entry = REVISIONS["cgens"]
+    changed = replace(entry, reference_params={**entry.reference_params, "C": 0.01})
+    monkeypatch.setitem(REVISIONS, "cgens", changed)
+    assert reference_digest("cgens") != entry.digest
+
+
+@pytest.mark.parametrize(
+    ("estimator", "params", "grid", "expected"),
+    [
+        ("cgens", {}, {}, 3),  # exact bias: the shrinking SMO
+        ("cgens", {"bias_mode": "liblinear"}, {}, 1),
+        ("cgens", {}, {"bias_mode": ["liblinear", "exact"]}, 3),
+        ("lpboost", {}, {"nu": [0.1]}, 3),
+        ("lpboost", {"C": 1.0}, {}, 4),
+        ("lpboost", {}, {"C": [0.5, 2.0]}, 4),
+        ("cgboost", {}, {}, 1),
+        ("cgboost", {"norm": "l1"}, {}, 0),
+        ("cgboost", {"tol": 1e-4}, {}, 0),
+        ("cgboost", {}, {"norm": ["l1", "l2"]}, 1),
+        ("cgboost_regressor", {}, {}, 1),
+        ("adaboost", {}, {}, 1),
+        ("svm_stump", {}, {}, 0),
+    ],
+)
+def test_result_revision_is_the_largest_that_applies(estimator, params, grid, expected):
+    get_method(estimator)  # registered
+    assert result_revision(estimator, params, grid) == expected
