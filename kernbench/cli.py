@@ -195,7 +195,8 @@ def run(
         int | None,
         typer.Option(
             "--threads",
-            help="Threads per cell (-1: all cores) [default: cores / cells at once].",
+            help="Threads per cell (-1: all cores).",
+            show_default="cores / cells at once",
         ),
     ] = None,
 ) -> None:
@@ -555,14 +556,16 @@ def significance(
     path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
     control: Annotated[
         str | None,
-        typer.Option("--control", help="Compare every method with this one [default: all pairs]."),
+        typer.Option(
+            "--control", help="Compare every method with this one.", show_default="all pairs"
+        ),
     ] = None,
     alpha: Annotated[
         float, typer.Option("--alpha", help="Significance level.", min=1e-6, max=0.5)
     ] = 0.05,
     value: Annotated[
         str | None,
-        typer.Option("--value", help="What to compare [default: the spec's table.value]."),
+        typer.Option("--value", help="What to compare.", show_default="the spec's table.value"),
     ] = None,
     timeouts: Annotated[
         str,
@@ -570,7 +573,9 @@ def significance(
     ] = "exclude",
     spec: Annotated[
         Path | None,
-        typer.Option("--spec", help="Use this spec's cells [default: the spec last run there]."),
+        typer.Option(
+            "--spec", help="Use this spec's cells.", show_default="the spec last run there"
+        ),
     ] = None,
 ) -> None:
     """Statistics over data sets: average ranks, Friedman / Iman–Davenport, Nemenyi CD,

@@ -770,7 +770,8 @@ def _check_tasks(
     ck: _Checker, datasets: tuple[DatasetSpec, ...], methods: tuple[MethodSpec, ...]
 ) -> None:
     """Refuse a (dataset, method) pair whose cells could only fail: a binary-only method on a
-    dataset of three or more classes, a classifier on regression targets."""
+    dataset of three or more classes (an estimator of the wrong kind, a classifier on regression
+    targets, is refused with the method, by :func:`_check_estimator_kind`)."""
     from kernbench.methods.plugins import method_class
 
     tags = {m.label: method_class(m.estimator, m.source)().__sklearn_tags__() for m in methods}
@@ -779,12 +780,6 @@ def _check_tasks(
         for m in methods:
             t = tags[m.label]
             clf = t.classifier_tags
-            if task == "regression" and t.estimator_type == "classifier":
-                raise ck.fail(
-                    f"datasets[{i}]",
-                    f"dataset {d.label!r} is a regression task (real-valued targets); method "
-                    f"{m.label!r} ({m.estimator}) is a classifier",
-                )
             if task == "multiclass" and classes > 2 and clf is not None and not clf.multi_class:
                 raise ck.fail(
                     f"datasets[{i}]",

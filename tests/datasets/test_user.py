@@ -488,7 +488,9 @@ def test_catalogue_multiclass_dataset_with_a_binary_method_needs_positive(tmp_pa
 def test_a_regression_file_with_a_classifier_is_refused(tmp_path):
     (tmp_path / "r.csv").write_text("f1,f2,y\n1,2,0.5\n1,3,1.5\n2,3,2.5\n")
     d = {"name": "mine-r", "file": "r.csv", "task": "regression"}
-    with pytest.raises(SpecError, match=r"'mine-r' is a regression task .* is a classifier"):
+    with pytest.raises(
+        SpecError, match=r"'adaboost' is not a regressor.*regression datasets \(mine-r\)"
+    ):
         load_spec(write_spec(tmp_path, [d]))
 
 

@@ -9,7 +9,9 @@ from kernbench.runner.revisions import REVISIONS, reference_digest, result_revis
 
 
 def test_every_registered_method_has_an_entry():
-    assert set(REVISIONS) == set(registry())
+    # the package's own methods: a plug-in a test registered in this process has no entry
+    shipped = {n for n, cls in registry().items() if cls.__module__.startswith("kernbench.")}
+    assert set(REVISIONS) == shipped
 
 
 @pytest.mark.parametrize("name", sorted(REVISIONS))
