@@ -73,14 +73,14 @@ from kernbench.weak.kernel_columns import KernelColumnSpace, make_kernel
 TERMINATION_RULES = ("TR1", "TR2", "TR3")
 
 
+def _smo_form(params: Mapping[str, Any]) -> bool:
+    """The QP (11) / (13) with free α and free b: an SVM / ε-SVR dual on the selected columns."""
+    return params["norm"] == "l2" and params["alpha_sign"] == "free" and params["bias"] == "free"
+
+
 def _svm_form(params: Mapping[str, Any], classification: bool) -> bool:
     """The classification QP (11): an SVM on the selected columns (2-norm, free α, free b)."""
-    return (
-        classification
-        and params["norm"] == "l2"
-        and params["alpha_sign"] == "free"
-        and params["bias"] == "free"
-    )
+    return classification and _smo_form(params)
 
 
 def _tr3_needs_validation(params: Mapping[str, Any]) -> str | None:
@@ -100,10 +100,10 @@ def _solver_fits_norm(params: Mapping[str, Any]) -> str | None:
 def _svm_solver_needs_qp11(classification: bool) -> CrossConstraint:
     def violation(params: Mapping[str, Any]) -> str | None:
         solver = params["solver"]
-        if solver in ("svm", "smo") and not _svm_form(params, classification):
-            return (
-                f"solver={solver!r} solves the classification QP (11) only (l2, free α, free bias)"
-            )
+        if solver == "smo" and not _smo_form(params):
+            return "solver='smo' solves the QPs (11) and (13) only (l2, free α, free bias)"
+        if solver == "svm" and not _svm_form(params, classification):
+            return "solver='svm' solves the classification QP (11) only (l2, free α, free bias)"
         return None
 
     return CrossConstraint(("solver", "norm", "alpha_sign", "bias"), violation)
@@ -211,11 +211,12 @@ class CGBoostBase(ColumnGeneration):
         rows = self._row_form(y)
         solver = self.solver
         if solver == "auto":
-            # the warm-started SMO master for the classification QP (11), the OSQP lifted-dual
-            # master for the other 2-norm variants, HiGHS for the 1-norm (the fastest exact back
-            # ends, benchmarks/bench_cgboost.py)
-            svm_form = _svm_form(self.get_params(deep=False), rows.n_rows == rows.m)
-            solver = "highs" if self.norm == "l1" else ("smo" if svm_form else "osqp")
+            # the warm-started SMO master for the QPs (11) and (13) with free α and free b, the
+            # OSQP lifted-dual master for the other 2-norm variants, HiGHS for the 1-norm (the
+            # fastest exact back ends, benchmarks/bench_cgboost.py; the regressor's 2-norm on 100
+            # points: SMO 1.2 s, OSQP 23 s, objectives equal to 1e-11)
+            smo_form = _smo_form(self.get_params(deep=False))
+            solver = "highs" if self.norm == "l1" else ("smo" if smo_form else "osqp")
         self.solver_ = solver
         kw = dict(alpha_sign=self.alpha_sign, bias=self.bias == "free")
         if solver == "osqp":
@@ -263,6 +264,11 @@ class CGBoostBase(ColumnGeneration):
             best = master.best_index  # the best-validation model (TR3)
             self.coef_, self.intercept_ = self.coef_path_[best], self.intercept_path_[best]
             self.best_iteration_ = best + 1
+        if self.stop_reason_ == "precision_floor":
+            last = master.certified  # the last restricted optimum that was certified
+            self.coef_ = np.array(last.coef, dtype=np.float64)
+            self.intercept_ = np.array(last.intercept, dtype=np.float64)
+            self.dual_coef_ = last.dual_coef
         self.final_objective_ = float(
             self.trace_["objective"][len(self.coef_) - 1] if self.coef_.size else last.objective
         )
@@ -273,6 +279,7 @@ class CGBoostBase(ColumnGeneration):
         self.model_size_ = int(np.count_nonzero(self.coef_))
         self.kernel_evaluations_ = int(ws.space.n_evaluated)
         self.kernel_computations_ = int(ws.space.n_computed)
+        self.master_fallbacks_ = master.fallbacks()
 
     # ------------------------------------------------------------------ prediction
     def _learner_matrix(self, X: np.ndarray) -> np.ndarray:
@@ -466,6 +473,7 @@ class CGBoostMaster:
         self.val_cols = ColumnBuffer(0 if val is None else val[0].shape[0])
         self.best_error, self.best_index = np.inf, -1  # the best validation error so far
         self.n_solves = 0
+        self.certified: MasterStep | None = None  # the last step solved to its tolerance
 
     def _solve(self, H: np.ndarray) -> KernelMasterResult:
         if self.lp is not None:
@@ -496,7 +504,19 @@ class CGBoostMaster:
         )
 
     def start(self) -> MasterStep:
-        return self._step(self._solve(np.empty((self.rows.m, 0))))  # steps 1-2: 𝒲 = {b}, α = 0
+        step = self._step(self._solve(np.empty((self.rows.m, 0))))  # steps 1-2: 𝒲 = {b}, α = 0
+        self.certified = step
+        return step
+
+    def fallbacks(self) -> dict[str, int]:
+        """Restricted solves the back end did not certify by itself, by reason (SMO: its
+        ``fallbacks``; OSQP: ``clarabel``, the solves Clarabel finished)."""
+        if self.lp is None:
+            return {}
+        if hasattr(self.lp, "fallbacks"):
+            return dict(self.lp.fallbacks)
+        n = getattr(self.lp, "n_fallbacks", 0)
+        return {"clarabel": n} if n else {}
 
     def add_columns(self, picks: Sequence[Pick], columns: Sequence[int]) -> None:
         for p in picks:
@@ -520,6 +540,13 @@ class CGBoostMaster:
             if self.p["termination"] == "TR3" and index - self.best_index >= self.p["patience"]:
                 step.stop = "TR3"
         step.extra["validation_error"] = val
+        if res.status.endswith("@floor"):
+            # the master could not be solved to its tolerance: the columns' scale puts the
+            # gradient's rounding noise above it (SMOKernelMaster's precision floor); the fit
+            # ends and keeps the last certified restricted optimum (``certified``)
+            step.stop = "precision_floor"
+        else:
+            self.certified = step
         return step
 
 
@@ -570,12 +597,12 @@ class CGBoost(CGBoostBase, ColumnGenerationClassifier):
     sigma : float or None, default=None
         RBF width; None = mean squared pairwise distance of the training points.
     solver : {"auto", "osqp", "smo", "svm", "highs", "cvxpy"}, default="auto"
-        Master back end: OSQP (2-norm, warm-started), SMO (2-norm classification with free α
-        and free bias, warm-started across columns), LIBSVM (the same problem from scratch),
-        HiGHS (1-norm, grown incrementally), or cvxpy/Clarabel (either norm, rebuilt each
-        time). ``auto``: HiGHS for the 1-norm, SMO for the 2-norm QP (11) (free α, free bias),
-        OSQP for the other 2-norm variants (the fastest exact back ends measured by
-        benchmarks/bench_cgboost.py).
+        Master back end: OSQP (2-norm, warm-started), SMO (2-norm, classification or
+        regression, free α and free bias, warm-started across columns), LIBSVM (classification,
+        the same problem from scratch), HiGHS (1-norm, grown incrementally), or cvxpy/Clarabel
+        (either norm, rebuilt each time). ``auto``: HiGHS for the 1-norm, SMO for the 2-norm QPs
+        (11) and (13) (free α, free bias), OSQP for the other 2-norm variants (the fastest exact
+        back ends measured by benchmarks/bench_cgboost.py).
     solver_tol : float, default=1e-7
         OSQP tolerance (solutions are polished), the SMO's maximal violating pair gap, or
         LIBSVM's tolerance.
@@ -587,10 +614,16 @@ class CGBoost(CGBoostBase, ColumnGenerationClassifier):
     Attributes
     ----------
     coef_, intercept_ : the final α and b; learners_ : the selected columns (kernel, centre);
-    n_columns_per_kernel_ : dict, kernel name -> columns with α ≠ 0; termination_rule_ : TR1..TR4;
-    trace_ : per iteration objective, train_error, validation_error, kernel_evals (columns scored),
-    kernel_computed (cache misses), columns_<kernel>, time_s, ...; model_size_ : non-zero α;
-    final_objective_, dual_coef_ (row multipliers), kernel_evaluations_, kernel_computations_.
+    n_columns_per_kernel_ : dict, kernel name -> columns with α ≠ 0; termination_rule_ : TR1..TR4
+    or ``precision_floor``; trace_ : per iteration objective, train_error, validation_error,
+    kernel_evals (columns scored), kernel_computed (cache misses), columns_<kernel>, time_s, ...;
+    model_size_ : non-zero α; final_objective_, dual_coef_ (row multipliers), kernel_evaluations_,
+    kernel_computations_; master_fallbacks_ : dict, reason -> restricted solves the back end did
+    not certify by itself (SMO: ``step_cap``, ``clarabel_rescaled``, ``clarabel_failed``,
+    ``precision_floor``; OSQP: ``clarabel``). A solve at the precision floor (columns so large,
+    e.g. the quadratic kernel on unscaled features of magnitude 100, that the SMO gradient's
+    rounding noise exceeds max(10·``solver_tol``, 1)) ends the fit: ``termination_rule_`` is then
+    ``"precision_floor"`` and the model is the last certified one (scale the features).
     """
 
     _parameter_constraints: dict = dict(CGBoostBase._common_constraints)

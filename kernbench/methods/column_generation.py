@@ -155,6 +155,10 @@ STOP_REASONS = {
     "max_time": "the wall-clock cap, checked after each iteration",
     "objective_stalled": "the restricted objective changed by less than rel_tol",
     "TR3": "CG-Boost: the validation error has not improved for patience iterations",
+    "precision_floor": (
+        "CG-Boost: the restricted master could not be certified at its tolerance (the columns'"
+        " scale puts the gradient's rounding noise above it); the last certified model is kept"
+    ),
 }
 
 

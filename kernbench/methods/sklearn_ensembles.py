@@ -13,8 +13,12 @@ them (``ada_tree``, ``bag_tree``, ``ada_svm``, ``bag_svm``) with the paper's com
   negligible, closer to the unpenalised bias of L2-PSVM.
 
 Bagging combines the members by majority vote, a tie going to the sign of the mean member score
-(decision value for SVMs, class-1 probability − ½ for trees). All four are binary classifiers, like
-the paper's experiments.
+(decision value for SVMs, class-1 probability − ½ for trees). One tie rule serves all four
+ensembles, in :func:`break_exact_ties`: a decision value that is still exactly zero (a tie in the
+votes and in the scores, as two fully grown trees that disagree) goes to ``classes_[1]``, the
+package's sign(0) = +1, and is reported as the smallest positive double, so ``decision_function``
+and ``predict`` agree whether a zero is read as positive (the package) or as negative
+(scikit-learn's ``decision > 0``). All four are binary classifiers, like the paper's experiments.
 """
 
 from __future__ import annotations
@@ -32,6 +36,23 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kernbench.methods.base import KernbenchClassifier
 from kernbench.methods.registry import register
+
+
+def break_exact_ties(dec: np.ndarray) -> np.ndarray:
+    """The ensembles' one tie rule: a decision value exactly 0 becomes the smallest positive
+    double (``classes_[1]``); every other value is kept.
+
+    Parameters
+    ----------
+    dec : ndarray of shape (n,)
+        Binary decision values.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The same values, none of them zero.
+    """
+    return np.where(dec == 0.0, np.finfo(np.float64).tiny, dec)
 
 
 class _WrappedEnsemble(KernbenchClassifier):
@@ -61,16 +82,17 @@ class _WrappedEnsemble(KernbenchClassifier):
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """The wrapped ensemble's decision, shape (n,); positive ↔ ``classes_[1]``."""
+        """The wrapped ensemble's decision, shape (n,); positive ↔ ``classes_[1]``, never 0
+        (:func:`break_exact_ties`)."""
         check_is_fitted(self, "ensemble_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self._decision(X)
+        return break_exact_ties(self._decision(X))
 
     def _decision(self, X: np.ndarray) -> np.ndarray:
         return self.ensemble_.decision_function(X)
 
     def predict(self, X: Any) -> np.ndarray:
-        """The sign of the decision as labels, sign(0) = +1 (``classes_[1]``)."""
+        """The sign of the decision as labels (a full tie is ``classes_[1]``)."""
         return self._labels_from_decision(self.decision_function(X))
 
     def __sklearn_tags__(self):
@@ -80,7 +102,8 @@ class _WrappedEnsemble(KernbenchClassifier):
 
 
 class _VotingBagging(_WrappedEnsemble):
-    """Bagging combined by majority vote; a tie goes to the sign of the mean member decision."""
+    """Bagging combined by majority vote; a tie goes to the sign of the mean member decision,
+    a tie in both to ``classes_[1]`` (:func:`break_exact_ties`)."""
 
     def _decision(self, X: np.ndarray) -> np.ndarray:
         n = len(self.ensemble_.estimators_)

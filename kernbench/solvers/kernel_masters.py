@@ -62,6 +62,12 @@ __all__ = [
 ]
 
 
+#: gradient rounding noise above which (and above 10·tol) an SMO solve is at the precision floor:
+#: the quadratic kernel on features of magnitude 100 gave 1e3-1e5; the badly scaled kernels the
+#: interior point and SMO still solve (features 10·N(0, 1), norms ~1e5, C = 100) reached 1e-3
+FLOOR_NOISE = 1.0
+
+
 @dataclass(frozen=True)
 class RowForm:
     """The rows of a master: sample index, sign and right-hand side of each constraint.
@@ -215,14 +221,56 @@ def solve_kernel_master_cvxpy(
         An unregularised bias b.
     solver : str
         cvxpy solver name (``CLARABEL``, ``OSQP``, ``HIGHS`` for the LP, ...).
+
+    Notes
+    -----
+    When the solver fails on the problem as written, it is solved once more in column-scaled
+    variables β_j = α_j·‖A_j‖ (the same problem; status ``"<status>/rescaled"``). Clarabel's
+    own equilibration scales by at most 10⁴, and kernel columns can be far larger: the quadratic
+    kernel on raw features of magnitude 100 gives columns of norm ~4·10⁹, on which its KKT
+    solves ended in ``NumericalError``.
+
+    Raises
+    ------
+    RuntimeError
+        When neither form is solved.
     """
     import cvxpy as cp
 
+    try:
+        return _solve_cvxpy(A, rows, C, norm, alpha_sign, bias, solver, rescale=False)
+    except (cp.error.SolverError, RuntimeError) as exc:
+        first = exc
+    try:
+        return _solve_cvxpy(A, rows, C, norm, alpha_sign, bias, solver, rescale=True)
+    except (cp.error.SolverError, RuntimeError) as exc:
+        raise RuntimeError(
+            f"cvxpy/{solver} could not solve the CG-Boost master: {first}; rescaled: {exc}"
+        ) from exc
+
+
+def _solve_cvxpy(
+    A: np.ndarray,
+    rows: RowForm,
+    C: float,
+    norm: str,
+    alpha_sign: str,
+    bias: bool,
+    solver: str,
+    *,
+    rescale: bool,
+) -> KernelMasterResult:
+    """One cvxpy solve of the master, in α or (``rescale``) in β = α∘‖A_j‖."""
+    import cvxpy as cp
+
     J = A.shape[1]
-    alpha = cp.Variable(J, nonneg=alpha_sign == "nonneg")
+    d = np.linalg.norm(A, axis=0) if rescale else np.ones(J)
+    d[d == 0.0] = 1.0
+    beta = cp.Variable(J, nonneg=alpha_sign == "nonneg")
+    alpha = cp.multiply(1.0 / d, beta) if rescale else beta
     xi = cp.Variable(rows.n_rows, nonneg=True)
-    M = rows.expand(A)
-    expr = M @ alpha if J else np.zeros(rows.n_rows)
+    M = rows.expand(A) / d
+    expr = M @ beta if J else np.zeros(rows.n_rows)
     b = cp.Variable() if bias else None
     if b is not None:
         expr = expr + b * rows.sign  # one vector term (not n_rows scalar copies of b)
@@ -232,10 +280,11 @@ def solve_kernel_master_cvxpy(
     prob.solve(solver=solver)
     if prob.status not in ("optimal", "optimal_inaccurate"):
         raise RuntimeError(f"cvxpy/{solver} could not solve the CG-Boost master: {prob.status}")
-    a = np.asarray(alpha.value, dtype=np.float64).reshape(J) if J else np.zeros(0)
+    a = np.asarray(beta.value, dtype=np.float64).reshape(J) / d if J else np.zeros(0)
     bv = float(b.value) if b is not None else 0.0
     w = np.asarray(margin.dual_value, dtype=np.float64)
-    return _result(rows, A, a, bv, w, C, norm, str(prob.status), 0)
+    status = str(prob.status) + ("/rescaled" if rescale else "")
+    return _result(rows, A, a, bv, w, C, norm, status, 0)
 
 
 class OSQPKernelMaster:
@@ -764,10 +813,12 @@ class IPMSwitch:
     def __post_init__(self) -> None:
         self.active = self.face_steps == 0
 
-    def use(self, m: int, rank: int, exceeded: bool) -> bool:
+    def use(self, m: int, rank: int, exceeded: bool, at_floor: bool = False) -> bool:
         """Whether this solve is by the interior point (columns of rank ``rank``; ``exceeded``:
-        the rank passed the largest one the column range is kept for)."""
-        if self.active and self.rate * m * rank * rank > self.smo_time:
+        the rank passed the largest one the column range is kept for; ``at_floor``: the
+        gradient's rounding noise is above the tolerance, where no solver certifies the solve
+        and SMO's own feasible point is kept)."""
+        if self.active and (at_floor or self.rate * m * rank * rank > self.smo_time):
             self.active = False  # the rank has grown: an interior point would now cost more
         return self.active and not exceeded
 
@@ -794,7 +845,8 @@ class IPMSwitch:
 
 
 class SMOKernelMaster:
-    """The classification QP (11) (free α, unregularised b) by SMO, warm-started across columns.
+    """The 2-norm QP with free α and unregularised b by SMO, warm-started across columns:
+    classification (11) and ε-insensitive regression (13).
 
     As for :class:`SVMKernelMaster`, (11) is the SVM whose features are the selected columns K_𝒲;
     its dual is max 1ᵀu − ½uᵀQu, 0 ≤ u ≤ C, yᵀu = 0 with Q = diag(y) G diag(y), G = K_𝒲K_𝒲ᵀ.
@@ -821,7 +873,25 @@ class SMOKernelMaster:
        feasible interval), from a gradient recomputed from the columns (no drift).
     4. A solve that reaches ``max_steps`` pair updates is finished by the cvxpy/Clarabel reference
        (status ``smo+clarabel``, counted in ``n_fallbacks``); its multipliers, made feasible,
-       start the next solve.
+       start the next solve. When the reference fails too, the solve keeps SMO's own feasible
+       point (status ``smo_step_cap``).
+    5. No gap below the gradient's rounding noise can be certified. The noise is measured as the
+       largest difference between ∇ computed from the columns and from the kept G (equal in
+       exact arithmetic); above max(10·``tol``, :data:`FLOOR_NOISE`) the solve is at the
+       precision floor: it stops at the gap ``tol`` + 4·noise or after ``floor_chunks`` chunks,
+       without the interior point, with SMO's own feasible point (status ``...@floor``).
+       Columns of norm 10⁵-10⁹ (the quadratic kernel on raw features of magnitude 100) gave
+       noise 1e3-1e5, where every solve otherwise ran to its step cap; well-scaled problems
+       stay below it (digits' 64 features in [0, 1], C = 100, 300 columns: at most 0.15·tol).
+
+    Every solve not certified by SMO's own stopping test is counted by its reason in
+    ``fallbacks``.
+
+    Regression (13) is the same dual over its 2m rows r (multipliers w = (u, v)): Q_rr' =
+    s_r s_r' G_{i_r i_r'} and ∇ = Qw − c with c the rows' right-hand sides (LIBSVM's ε-SVR
+    form), so the same pair updates and face steps apply to the columns expanded to the rows,
+    K_{i_r j}; it starts from w = 0 (no closed form before the first column), and the interior
+    point, written for classification, is not used there.
 
     Some duals defeat both kinds of step: most u at a bound and the faces of the few free ones
     nearly all rays, when the columns span a space of small rank r. Such a dual is small in the
@@ -839,12 +909,13 @@ class SMOKernelMaster:
     Parameters
     ----------
     rows : RowForm
-        A classification row form.
+        A classification or regression row form.
     C : float
     tol : float
         Stopping tolerance on the maximal violating pair gap.
     max_steps : int, optional
-        SMO pair updates per solve (default 1000·m) before the Clarabel fallback.
+        SMO pair updates per solve (default 1000 per row for classification, 50 per row for
+        regression) before the Clarabel fallback.
     gram_max_rows : int
         Keep G (m × m, 8m² bytes) when m ≤ this; otherwise compute kernel rows from the columns.
     warm_start : bool
@@ -862,6 +933,14 @@ class SMOKernelMaster:
     n_face_steps, n_fallbacks, n_ipm_solves, n_ipm_failures : int
         Face steps taken, SMO solves finished by Clarabel, solves by the interior point and
         interior-point solves that stopped short (that solve then by SMO), over all solves.
+    fallbacks : dict of str to int
+        Solves not certified by SMO's own stopping test, by reason: ``precision_floor`` (step 5),
+        ``step_cap`` (SMO reached ``max_steps``; Clarabel finished the solve),
+        ``clarabel_rescaled`` (Clarabel solved it only in column-scaled variables, see
+        :func:`solve_kernel_master_cvxpy`) and ``clarabel_failed`` (Clarabel failed in both
+        forms: SMO's last point was kept).
+    floor_chunks : int
+        SMO chunks (each followed by face steps) of a solve at the precision floor (10).
     max_face_steps, max_free : int
         Face steps after one SMO chunk at most (50), and no face step costing more than
         ``max_free``³ flops (|F|·J·min(|F|, J) ≤ 600³, |F| the free u and J the columns).
@@ -879,13 +958,20 @@ class SMOKernelMaster:
         ipm_max_rank: int = 200,
         ipm_face_steps: int | None = 200,
     ) -> None:
-        if rows.n_rows != rows.m or not np.all(rows.rhs == 1.0):
-            raise ValueError("SMOKernelMaster solves the classification master only")
-        m = rows.m
+        self._classification = rows.n_rows == rows.m and bool(np.all(rows.rhs == 1.0))
+        if not self._classification:
+            ipm_face_steps = None  # the reduced dual is written for classification
+        m = rows.n_rows  # the dual's variables: one per row
+        # the rows' first occurrences of the samples: the columns in sample space (regression)
+        self._first = None if self._classification else np.unique(rows.sample, return_index=True)[1]
+        self._c = np.ascontiguousarray(rows.rhs, dtype=np.float64)
         self.rows = rows
         self.C = float(C)
         self.tol = float(tol)
-        self.max_steps = 1000 * m if max_steps is None else int(max_steps)
+        # regression: 50 per row (iris, ε = 0.1: two solves stalled to 1000 per row, 30-46 s
+        # each, where the Clarabel reference then solved them)
+        per_row = 1000 if self._classification else 50
+        self.max_steps = per_row * m if max_steps is None else int(max_steps)
         self.warm = warm_start
         self._y = np.ascontiguousarray(rows.sign, dtype=np.float64)
         self._use_gram = m <= gram_max_rows
@@ -895,12 +981,14 @@ class SMOKernelMaster:
         self._range = ColumnRange(m, ipm_max_rank if ipm_face_steps is not None else -1)
         self.ipm = IPMSwitch(face_steps=ipm_face_steps)
         self._u = np.zeros(m)
-        self._grad = -np.ones(m)  # ∇ = Qu − 1
+        self._grad = -self._c.copy()  # ∇ = Qu − c
         self.n_face_steps = 0
         self.n_fallbacks = 0
+        self.fallbacks: dict[str, int] = {}
         self.chunk = max(30, m // 10)
         self.max_face_steps = 50
         self.max_free = 600
+        self.floor_chunks = 10
 
     @property
     def n_columns(self) -> int:
@@ -915,12 +1003,20 @@ class SMOKernelMaster:
         return self.ipm.n_failures
 
     def A(self) -> np.ndarray:
-        """The selected columns, shape (m, J)."""
+        """The selected columns, expanded to the rows (classification: as given), shape (R, J)."""
         return self._cols.view()
+
+    def _sample_columns(self) -> np.ndarray:
+        """The selected columns over the samples, shape (m, J)."""
+        return self.A() if self._first is None else self.A()[self._first]
+
+    def _count(self, reason: str) -> None:
+        self.fallbacks[reason] = self.fallbacks.get(reason, 0) + 1
 
     def add_column(self, column: np.ndarray) -> None:
         """Append a training column (m,): G += k kᵀ, ∇ += (y∘k)·(kᵀ(y∘u)); u is kept."""
-        col = np.ascontiguousarray(column, dtype=np.float64)
+        col = np.asarray(column, dtype=np.float64)
+        col = np.ascontiguousarray(col if self._first is None else col[self.rows.sample])
         self._cols.append(col)
         self._range.add(col)
         self._diag += col * col
@@ -928,7 +1024,7 @@ class SMOKernelMaster:
 
     def _fresh_gradient(self) -> np.ndarray:
         A = self.A()
-        return self._y * (A @ (A.T @ (self._y * self._u))) - 1.0
+        return self._y * (A @ (A.T @ (self._y * self._u))) - self._c
 
     def _gradient_after(self, before: np.ndarray) -> Callable[[], np.ndarray]:
         """∇ after a face step from ``before``: with G kept, ∇ + y∘(G_{:,S}(y_S∘Δu_S)) over the
@@ -947,16 +1043,30 @@ class SMOKernelMaster:
 
         return gradient
 
+    def _gradient_noise(self) -> float:
+        """The rounding noise of the gradient at the current u: the largest difference between
+        ∇ computed from the columns, y∘(A(Aᵀ(y∘u))) − c, and from the kept Gram matrix,
+        y∘(G(y∘u)) − c (equal in exact arithmetic; 0 without a kept G or a column)."""
+        if not self._use_gram or not len(self._cols):
+            return 0.0
+        via_gram = self._y * (self._G @ (self._y * self._u)) - self._c
+        return float(np.max(np.abs(via_gram - self._fresh_gradient())))
+
     def solve(self) -> KernelMasterResult:
         """Continue SMO from the kept u until the maximal violating pair gap is ≤ ``tol``."""
-        if not len(self._cols):  # no feature: the closed form, whose u starts the first SMO
+        if not len(self._cols) and self._classification:
+            # no feature: the closed form, whose u starts the first SMO
             res = bias_only_master(self.rows, self.C)
             self._u = res.w.copy()
             self._grad = -np.ones(self.rows.m)
             return res
-        m, r = self.rows.m, self._range.rank
+        m, r = self.rows.n_rows, self._range.rank
+        noise = self._gradient_noise()
+        floor = noise > max(10.0 * self.tol, FLOOR_NOISE)  # step 5: the precision floor
         status = "smo"
-        if self.ipm.use(m, r, self._range.exceeded):  # the interior point in the columns' range
+        if self.ipm.use(
+            m, r, self._range.exceeded, at_floor=floor
+        ):  # the interior point in the columns' range
             start = time.perf_counter()
             try:
                 u = solve_reduced_dual(self._range, self._y, self.C)
@@ -971,13 +1081,18 @@ class SMOKernelMaster:
                 self._grad[:] = self._fresh_gradient()
                 status = "ipm"
         if not self.warm and status == "smo":
-            self._u = np.zeros(self.rows.m)
-            self._grad = -np.ones(self.rows.m)
+            self._u = np.zeros(m)
+            self._grad = -self._c.copy()
         y, u, grad = self._y, self._u, self._grad
+        tol, max_steps = self.tol, self.max_steps
+        if floor:
+            tol += 4.0 * noise
+            max_steps = min(max_steps, self.floor_chunks * self.chunk)
         start = time.perf_counter()
         settings = SMOSettings(
             chunk=self.chunk,
-            max_face_steps=self.max_face_steps,
+            # no column (regression's first solve): no face to step on
+            max_face_steps=self.max_face_steps if len(self._cols) else 0,
             max_free=self.max_free,
             # the projected search on faces with more free u than columns too (a face step
             # that fixes one u at a time otherwise)
@@ -993,8 +1108,8 @@ class SMOKernelMaster:
             u,
             grad,
             self.C,
-            self.tol,
-            self.max_steps,
+            tol,
+            max_steps,
             lambda: self._gradient_after(u.copy()),
             settings,
         )
@@ -1005,17 +1120,36 @@ class SMOKernelMaster:
                 time.perf_counter() - start,
                 self._range.exceeded,
             )
+        ok = ok or floor  # at the floor, SMO's own point: no solver certifies a smaller gap
         if not ok:  # pairwise steps stalled (a degenerate dual): the interior-point reference
-            ref = solve_kernel_master_cvxpy(self.A(), self.rows, self.C)
-            self.n_fallbacks += 1
-            # clipped to [0, C], yᵀu = 0 restored: the next solve continues from it
-            u[:] = feasible_alpha(np.clip(ref.w, 0.0, self.C), y)
-            grad[:] = self._fresh_gradient()
-            return replace(ref, status=f"{status}+clarabel", n_iter=steps)
+            self._count("step_cap")
+            try:
+                ref = solve_kernel_master_cvxpy(self._sample_columns(), self.rows, self.C)
+            except RuntimeError:
+                # Clarabel failed in both forms: SMO's own (feasible, not certified) point
+                self._count("clarabel_failed")
+                status = f"{status}_step_cap"
+            else:
+                self.n_fallbacks += 1
+                if ref.status.endswith("/rescaled"):
+                    self._count("clarabel_rescaled")
+                # clipped to [0, C], yᵀu = 0 restored: the next solve continues from it;
+                # regression's snapped to the bounds too (from the interior point's all-free
+                # w, the next iris solve took 35 s of face steps)
+                w = np.clip(ref.w, 0.0, self.C)
+                u[:] = (
+                    feasible_alpha(w, y) if self._classification else _snap_to_bounds(w, y, self.C)
+                )
+                grad[:] = self._fresh_gradient()
+                return replace(ref, status=f"{status}+clarabel", n_iter=steps)
         grad[:] = self._fresh_gradient()  # b from a drift-free gradient
         b = -libsvm_rho(grad, y, u, self.C)
-        A = self.A()
-        alpha = A.T @ (y * u)
+        alpha = self.A().T @ (y * u)
         if status == "ipm" and (steps or faces):
             status = "ipm+smo"  # SMO finished the interior point's solve
-        return _result(self.rows, A, alpha, b, u.copy(), self.C, "l2", status, steps)
+        if floor:
+            self._count("precision_floor")
+            status += "@floor"
+        return _result(
+            self.rows, self._sample_columns(), alpha, b, u.copy(), self.C, "l2", status, steps
+        )

@@ -96,6 +96,10 @@ def test_fig1_and_fig4_specs():
     assert fig1.table.value == "test_rmse"
     for m in fig1.methods:
         CGBoostRegressor(**m.params)
+    # the 2-norm models pin the master their cells were computed with (auto is now SMO)
+    assert {m.params.get("solver") for m in fig1.methods if m.params.get("norm") != "l1"} == {
+        "osqp"
+    }
     fig4 = load_spec(ROOT / "experiments" / "cgboost_fig4.yaml")
     cs = sorted({m.params["C"] for m in fig4.methods})
     assert cs == [1.0, 10.0, 100.0, 1000.0]

@@ -62,16 +62,24 @@ def test_tr2_equals_the_full_problem(data, norm, alpha_sign, solver) -> None:
     np.testing.assert_allclose(dec, stages[-1], rtol=1e-9, atol=1e-9)
 
 
-def test_auto_solver_picks_smo_for_the_classification_qp_only(data) -> None:
+def test_auto_solver_picks_smo_for_the_free_alpha_free_bias_qps(data) -> None:
     X, y = data
     assert CGBoost(kernels=KERNELS, max_iter=3).fit(X, y).solver_ == "smo"
     assert CGBoost(kernels=KERNELS, max_iter=3, alpha_sign="nonneg").fit(X, y).solver_ == "osqp"
     assert CGBoost(kernels=KERNELS, max_iter=3, bias="regularized").fit(X, y).solver_ == "osqp"
     assert CGBoost(kernels=KERNELS, max_iter=3, norm="l1").fit(X, y).solver_ == "highs"
     reg = CGBoostRegressor(kernels=KERNELS, max_iter=3).fit(X, y.astype(float))
-    assert reg.solver_ == "osqp"
-    with pytest.raises(ValueError, match="classification QP"):
+    assert reg.solver_ == "smo"
+    assert (
+        CGBoostRegressor(kernels=KERNELS, max_iter=3, alpha_sign="nonneg")
+        .fit(X, y.astype(float))
+        .solver_
+        == "osqp"
+    )
+    with pytest.raises(ValueError, match="QPs"):
         CGBoost(kernels=KERNELS, solver="smo", alpha_sign="nonneg").fit(X, y)
+    with pytest.raises(ValueError, match="classification QP"):
+        CGBoostRegressor(kernels=KERNELS, solver="svm").fit(X, y.astype(float))
     # the SMO and OSQP masters follow the same column path to the same restricted optima
     a = CGBoost(kernels=KERNELS, max_iter=12, solver="smo", solver_tol=1e-9).fit(X, y)
     b = CGBoost(kernels=KERNELS, max_iter=12, solver="osqp", solver_tol=1e-9).fit(X, y)
@@ -247,3 +255,26 @@ def test_tr2_bounds_the_full_duality_gap_relative_to_the_objective(stratified) -
     assert est.final_objective_ == pytest.approx(full.primal, rel=1e-3)
     absolute = CGBoost(tol=1e-4, **kw).fit(X, y)
     assert absolute.termination_rule_ == "TR2" and gap(absolute) > 1e-4 * absolute.final_objective_
+
+
+def test_default_cgboost_on_raw_features_of_magnitude_100_stops_at_the_precision_floor() -> None:
+    """scikit-learn's check data (features ~ N(100, 1), random labels) under the default kernels:
+    the quadratic columns' norm (~4e9) puts the master beyond double precision. The fit does not
+    raise: it stops with termination_rule_ "precision_floor", counts the solve, keeps the last
+    certified model, and two fits predict the same."""
+    rng = np.random.RandomState(42)
+    X = rng.normal(loc=100, size=(100, 2))
+    y = rng.randint(0, 2, 100)
+    est = CGBoost().fit(X, y)
+    assert est.termination_rule_ == "precision_floor"
+    assert est.master_fallbacks_.get("precision_floor") == 1
+    assert est.trace_["solver_stop"][-1].endswith("@floor")
+    k = est.n_iter_ - 2  # the model is the one before the floor solve
+    if k >= 0:
+        np.testing.assert_array_equal(est.coef_, est.coef_path_[k])
+    else:
+        assert est.coef_.size == 0
+    again = CGBoost().fit(X, y)
+    np.testing.assert_array_equal(est.decision_function(X), again.decision_function(X))
+    scaled = CGBoost(max_iter=20).fit((X - X.mean(0)) / X.std(0), y)  # scaled: certified
+    assert scaled.master_fallbacks_ == {} and scaled.termination_rule_ != "precision_floor"

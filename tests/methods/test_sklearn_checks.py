@@ -3,12 +3,14 @@
 The registry is read at import time, so a newly registered estimator is checked automatically. To
 keep the suite fast, give it small parameters in :data:`FAST_PARAMS`; declare each known, justified
 failure in :data:`EXPECTED_FAILED_CHECKS` with its reason — the one place where exceptions live.
+The slow test runs the same checks again at every estimator's defaults.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kernbench.methods import registry
@@ -53,4 +55,14 @@ def _expected_failed_checks(estimator: Any) -> dict[str, str]:
 
 @parametrize_with_checks(_instances(), expected_failed_checks=_expected_failed_checks)
 def test_sklearn_estimator_checks(estimator: Any, check: Any) -> None:
+    check(estimator)
+
+
+@pytest.mark.slow
+@parametrize_with_checks(
+    [cls() for cls in registry().values()], expected_failed_checks=_expected_failed_checks
+)
+def test_sklearn_estimator_checks_at_defaults(estimator: Any, check: Any) -> None:
+    """The same checks at every estimator's defaults: what a plug-in user and a spec that names
+    no parameters get (slow: ``make test-slow``)."""
     check(estimator)

@@ -65,3 +65,22 @@ def test_multiclass_is_refused() -> None:
     X, _ = _data()
     with pytest.raises(ValueError, match="binary"):
         BagTree().fit(X, np.arange(len(X)) % 3)
+
+
+@pytest.mark.parametrize("cls", [BagTree, BagSVM, AdaTree, AdaSVM])
+def test_a_full_tie_is_one_class_for_predict_and_decision_function(cls: type) -> None:
+    """Two fully grown trees that disagree tie in votes and in scores: the decision is then the
+    smallest positive double, so predict (sign(0) = +1) and scikit-learn's reading of the
+    decision (> 0 ↔ classes_[1]) name the same class on every point."""
+    X, y = _data(seed=4)
+    ours = cls(n_estimators=2, random_state=0).fit(X, y)
+    Xt = np.random.default_rng(5).standard_normal((400, X.shape[1]))
+    dec = ours.decision_function(Xt)
+    assert np.all(dec != 0)
+    np.testing.assert_array_equal(ours.predict(Xt), ours.classes_[(dec > 0).astype(int)])
+    if cls is BagTree:  # full ties do occur, and go to classes_[1]
+        members = np.array([est.predict(Xt) for est in ours.ensemble_.estimators_])
+        tie = members.sum(axis=0) == 1
+        assert tie.any()
+        np.testing.assert_array_equal(dec[tie], np.finfo(np.float64).tiny)
+        assert np.all(ours.predict(Xt)[tie] == ours.classes_[1])
