@@ -93,7 +93,7 @@ class RunClock:
         now = self.elapsed()
         c, n = self.completed, self.total
         of = f"/{n}" if n is not None else ""
-        rate = f"{60.0 * c / now:.3g} cells/min" if c and now > 0 else "no cell finished yet"
+        rate = f"{_per_minute(c, now)} cells/min" if c and now > 0 else "no cell finished yet"
         return (
             f"{name}: {c}{of} cells ({self.done} done, {self.failed} failed), {rate}, "
             f"elapsed {format_clock(now)}, ETA {format_clock(self.eta())}"
@@ -159,3 +159,10 @@ def progress_mode(is_terminal: bool) -> tuple[str, float]:
     if forced == "1" or is_terminal:
         return "bar", every
     return "lines", every
+
+
+def _per_minute(count: int, seconds: float) -> str:
+    """``count`` per ``seconds`` as a rate per minute in plain digits: three significant figures
+    below 100 (``2.4``, ``0.05``), whole numbers above (``3620``, never ``3.62e+03``)."""
+    rate = 60.0 * count / seconds
+    return f"{rate:.0f}" if rate >= 100 else f"{rate:.3g}"

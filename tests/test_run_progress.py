@@ -109,3 +109,11 @@ def test_run_without_a_terminal_prints_progress_lines(tmp_path: Path, monkeypatc
     assert re.match(
         r"lines: 2/2 cells \(2 done, 0 failed\), [\d.]+ cells/min, .*ETA 0:00:00", lines[-1]
     )
+
+
+def test_the_rate_is_written_in_plain_digits_at_any_speed():
+    from kernbench.run_progress import _per_minute
+
+    assert _per_minute(2, 0.033) == "3636"  # fast cells: no scientific notation
+    assert _per_minute(12, 300.0) == "2.4"
+    assert _per_minute(1, 1200.0) == "0.05"
