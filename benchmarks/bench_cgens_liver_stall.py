@@ -8,7 +8,7 @@ within each round (order reversed every other round). Printed per fit and as med
 C): wall time of the fit, total SMO pair updates along the path, restricted solves stopped by
 the step cap, and the final restricted objective; the per-C ratio is old / new median wall time.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_cgens_liver_stall.py --old /work/main --new . \
+    OMP_NUM_THREADS=1 python benchmarks/bench_cgens_liver_stall.py --old ../kernbench-old --new . \
         [--rounds 2] [--label 'main vs branch'] [--append] [--out ...csv]
 """
 
