@@ -19,10 +19,10 @@ Y = np.where(X[:, 0] > 0, 1, 0)
 REFUSED = [
     (CGBoost, {"norm": "l1", "solver": "osqp"}, "solver='osqp' solves the 2-norm QP"),
     (CGBoost, {"norm": "l2", "solver": "highs"}, "solver='highs' solves the 1-norm LP"),
-    (CGBoost, {"solver": "smo", "alpha_sign": "nonneg"}, "classification QP (11)"),
+    (CGBoost, {"solver": "smo", "alpha_sign": "nonneg"}, "solves the QPs (11) and (13) only"),
     (CGBoost, {"solver": "svm", "bias": "none"}, "classification QP (11)"),
     (CGBoost, {"termination": "TR3"}, "validation_fraction > 0"),
-    (CGBoostRegressor, {"solver": "smo"}, "classification QP (11)"),  # no SVM form for (13)
+    (CGBoostRegressor, {"solver": "svm"}, "classification QP (11)"),  # LIBSVM: no form for (13)
     (CGENS, {"weak_learner": "fourier", "max_bins": 16}, "weak_learner='stump' only"),
     (LPBoost, {"weak_learner": "perceptron", "max_bins": 16}, "weak_learner='stump' only"),
 ]
@@ -32,6 +32,7 @@ ALLOWED = [
     (CGBoost, {"solver": "smo"}),
     (CGBoost, {"termination": "TR3", "validation_fraction": 0.3}),
     (CGBoostRegressor, {"solver": "osqp"}),
+    (CGBoostRegressor, {"solver": "smo"}),  # SMO solves the ε-regression QP (13) too
     (CGENS, {"max_bins": 16}),
     (LPBoost, {"weak_learner": "fourier"}),
 ]
