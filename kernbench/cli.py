@@ -318,7 +318,7 @@ def _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, onl
         def on_start(n: int) -> None:
             clock.begin(n)
             progress.update(task, total=n, description=s.name)
-            if mode == "lines":
+            if mode == "lines" and n:  # nothing to run: the summary line says so
                 say(clock.line(s.name))
 
         def on_cell(rec) -> None:

@@ -128,7 +128,7 @@ class ProgressLines:
 
     def _loop(self) -> None:
         while not self._stop.wait(self.every):
-            if self.clock.total is not None:  # not before the run knows its cells
+            if self.clock.total:  # not before the run knows its cells, nor when it has none
                 self.write(self.clock.line(self.name))
 
     def __enter__(self) -> ProgressLines:
@@ -138,7 +138,7 @@ class ProgressLines:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
-        if self.clock.total is not None:
+        if self.clock.total:
             self.write(self.clock.line(self.name))
 
 

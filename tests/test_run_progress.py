@@ -109,6 +109,11 @@ def test_run_without_a_terminal_prints_progress_lines(tmp_path: Path, monkeypatc
     assert re.match(
         r"lines: 2/2 cells \(2 done, 0 failed\), [\d.]+ cells/min, .*ETA 0:00:00", lines[-1]
     )
+    # the same run again: nothing to do, so no "0/0 cells" progress line, only the summary
+    res = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "r"), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    assert not re.search(r"lines: \d+/\d+ cells", res.output), res.output
+    assert "nothing to do" in res.output
 
 
 def test_the_rate_is_written_in_plain_digits_at_any_speed():
