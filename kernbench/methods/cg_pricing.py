@@ -111,7 +111,7 @@ class PricingResult:
         The pricing score compared with ``threshold`` (−inf when no candidate is left).
     threshold : float
         No column is violated when ``score`` ≤ ``threshold``.
-    stop : str or None
+    stop_reason : str or None
         Why the loop stops here ("converged", "exhausted", ...), or None to add ``picks``.
     rule : str
         Which stopping rule of the method's own fired ("TR1" for CG-Boost's error-point rule;
@@ -124,7 +124,7 @@ class PricingResult:
     columns: list[int]
     score: float
     threshold: float
-    stop: str | None = None
+    stop_reason: str | None = None
     rule: str = ""
     extra: dict[str, float] = field(default_factory=dict)
 
@@ -239,10 +239,10 @@ class OraclePricer:
         try:
             picks, columns = self.best(g, ws)
         except SpaceExhaustedError:  # every column selected: the master is the full problem
-            return PricingResult([], [], -np.inf, threshold, stop=self.rule.exhausted)
+            return PricingResult([], [], -np.inf, threshold, stop_reason=self.rule.exhausted)
         score = float(max(p.score for p in picks))
         if score <= threshold:
-            return PricingResult([], [], score, threshold, stop="converged")
+            return PricingResult([], [], score, threshold, stop_reason="converged")
         return PricingResult(list(picks), columns, score, threshold)
 
     def best(self, g: np.ndarray, ws: WorkingSet) -> tuple[list[Pick], list[int]]:

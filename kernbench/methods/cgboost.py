@@ -379,7 +379,7 @@ class CGBoostPricer:
         free = [np.flatnonzero(~w) for w in ws.in_group]
         n_free = sum(f.size for f in free)
         if not n_free:
-            return PricingResult([], [], -np.inf, np.nan, stop="exhausted")
+            return PricingResult([], [], -np.inf, np.nan, stop_reason="exhausted")
         thr = self.threshold(n_free, res.primal)
         pick, phase, rule = None, 0.0, ""
         if self.stratified or self.tr1:
@@ -406,7 +406,7 @@ class CGBoostPricer:
             "error_scan": phase,
         }
         if pick is None:
-            return PricingResult([], [], -np.inf, thr, stop="converged", rule=rule, extra=extra)
+            return PricingResult([], [], -np.inf, thr, stop_reason="converged", rule=rule, extra=extra)
         score = float(self.violation(np.array([pick.score]))[0])
         return PricingResult([pick], [0], score, thr, extra=extra)
 
@@ -538,13 +538,13 @@ class CGBoostMaster:
             if val < self.best_error:
                 self.best_error, self.best_index = val, index
             if self.p["termination"] == "TR3" and index - self.best_index >= self.p["patience"]:
-                step.stop = "TR3"
+                step.stop_reason = "TR3"
         step.extra["validation_error"] = val
         if res.status.endswith("@floor"):
             # the master could not be solved to its tolerance: the columns' scale puts the
             # gradient's rounding noise above it (SMOKernelMaster's precision floor); the fit
             # ends and keeps the last certified restricted optimum (``certified``)
-            step.stop = "precision_floor"
+            step.stop_reason = "precision_floor"
         else:
             self.certified = step
         return step

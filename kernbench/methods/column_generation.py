@@ -9,11 +9,11 @@ CG-Boost) is the same loop between two collaborators, a *restricted master* and 
     step = master.start()                       # α₀ / λ₀ / U₀ ..., no column: a MasterStep
     repeat (at most max_iter times):
         priced = pricer.price(step, ws)   # -> PricingResult
-        if priced.stop: (an inexact step is first completed and priced again) stop
+        if priced.stop_reason: (an inexact step is first completed and priced again) stop
         ws.add(priced.picks, priced.columns)
         master.add_columns(priced.picks, priced.columns)
         step = master.solve(ws)                 # re-solve, warm-started -> MasterStep
-        path, trace += step.coef, step.intercept, step's numbers; stop if step.stop
+        path, trace += step.coef, step.intercept, step's numbers; stop if step.stop_reason
 
 Every value travels as an argument or a returned result: the master's :class:`MasterStep` carries
 the coefficients, the pricing weights ``g`` (shape (m,), or (m, K) one column per class) and the
@@ -98,7 +98,7 @@ class MasterStep:
     exact : bool
         False when the solve stopped early on purpose (inexact column generation): the loop asks
         the master to ``complete`` it before accepting a "converged" pricing and at the end.
-    stop : str or None
+    stop_reason : str or None
         A stop reason of the master's own after this step (e.g. "objective_stalled", "TR3").
     decision : ndarray or None
         Training decision values of the step when the master has them without a pass over the
@@ -120,7 +120,7 @@ class MasterStep:
     solver_iter: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
     exact: bool = True
-    stop: str | None = None
+    stop_reason: str | None = None
     decision: np.ndarray | None = None
     dual_coef: np.ndarray | None = None
     result: Any = None
@@ -321,14 +321,14 @@ class ColumnGeneration(IterativeMixin, BaseEstimator):
                 stop = "empty_space"
                 break
             priced = pricer.price(step, ws)
-            if priced.stop == "converged" and not step.exact:
+            if priced.stop_reason == "converged" and not step.exact:
                 # a threshold met on an inexact solve proves nothing: complete it, price again
                 step = master.complete(ws)
                 _replace_last(coef_path, intercept_path, step)
                 priced = pricer.price(step, ws)
             final_score = float(priced.score)
-            if priced.stop is not None:
-                stop = priced.stop
+            if priced.stop_reason is not None:
+                stop = priced.stop_reason
                 break
             ws.add(priced.picks, priced.columns)
             master.add_columns(priced.picks, priced.columns)
@@ -348,7 +348,7 @@ class ColumnGeneration(IterativeMixin, BaseEstimator):
             trace["solver_stop"].append(step.solver_stop)
             for key, value in {**priced.extra, **step.extra}.items():
                 trace[key].append(value)
-            reason = step.stop
+            reason = step.stop_reason
             if reason is None and time_cap is not None and trace["time_s"][-1] >= time_cap:
                 reason = "max_time"
             if reason is not None:

@@ -267,7 +267,7 @@ class SharedExpLossMaster:
         step.extra = {"kkt": kkt, "n_nonzero": int(np.count_nonzero(W))}
         # the relative change of the primal objective fell below rel_tol
         # (docs/methods/multiboost.md, step 4)
-        step.stop = "objective_stalled" if stalled else None
+        step.stop_reason = "objective_stalled" if stalled else None
         return step
 
     def _step(self, objective: float, W: np.ndarray, lam: np.ndarray) -> MasterStep:

@@ -261,7 +261,7 @@ class ClasswiseExpLossMaster:
             "max_violation": float(violation),
             "n_nonzero": int(np.count_nonzero(w)),
         }
-        step.stop = "objective_stalled" if stalled else None  # Alg. 1 line 7
+        step.stop_reason = "objective_stalled" if stalled else None  # Alg. 1 line 7
         # log μ_iy = F_iy − F_{i,y_i} (15): the class scores shifted per row, so the same argmax,
         # without a pass over the J learner columns
         with np.errstate(divide="ignore"):
