@@ -66,7 +66,7 @@ def fit_once(C: float) -> dict:
         "m": int(X.shape[0]),
         "wall_s": wall,
         "pair_updates": int(sum(est.trace_["solver_iter"])),
-        "solves_at_cap": int(sum(s != "tol" for s in est.trace_["solver_stop"])),
+        "solves_at_cap": int(sum(s != "tol" for s in est.trace_["solver_stop_reason"])),
         "objective": float(est.final_objective_),
         "n_columns": int(len(est.learners_)),
     }

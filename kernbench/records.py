@@ -150,3 +150,18 @@ def frame_record(row: dict[str, Any]) -> dict[str, Any]:
     for k, v in (row.get("params") or {}).items():
         rec[f"param.{k}"] = v
     return rec
+
+
+#: trace keys that stores hold under an earlier name, ``{earlier name: name}``: reading a stored
+#: result gives them their current name, so every store reads alike whenever it was written
+RENAMED_TRACE_KEYS = {"solver_stop": "solver_stop_reason"}
+
+
+def current_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A stored ``result`` with its trace keys under their current names
+    (:data:`RENAMED_TRACE_KEYS`); ``result`` itself is not changed."""
+    trace = result.get("trace")
+    if not trace or not any(k in trace for k in RENAMED_TRACE_KEYS):
+        return result
+    renamed = {RENAMED_TRACE_KEYS.get(k, k): v for k, v in trace.items()}
+    return {**result, "trace": renamed}

@@ -406,7 +406,9 @@ class CGBoostPricer:
             "error_scan": phase,
         }
         if pick is None:
-            return PricingResult([], [], -np.inf, thr, stop_reason="converged", rule=rule, extra=extra)
+            return PricingResult(
+                [], [], -np.inf, thr, stop_reason="converged", rule=rule, extra=extra
+            )
         score = float(self.violation(np.array([pick.score]))[0])
         return PricingResult([pick], [0], score, thr, extra=extra)
 
@@ -497,7 +499,7 @@ class CGBoostMaster:
             threshold=np.nan,  # the pricer's threshold depends on the columns left (Prop. 4.1)
             coef=res.alpha.copy(),
             intercept=float(res.b),
-            solver_stop=res.status,
+            solver_stop_reason=res.stop_reason,
             solver_iter=res.n_iter,
             dual_coef=res.w.copy(),
             result=res,
@@ -540,7 +542,7 @@ class CGBoostMaster:
             if self.p["termination"] == "TR3" and index - self.best_index >= self.p["patience"]:
                 step.stop_reason = "TR3"
         step.extra["validation_error"] = val
-        if res.status.endswith("@floor"):
+        if res.stop_reason.endswith("@floor"):
             # the master could not be solved to its tolerance: the columns' scale puts the
             # gradient's rounding noise above it (SMOKernelMaster's precision floor); the fit
             # ends and keeps the last certified restricted optimum (``certified``)

@@ -73,9 +73,9 @@ class CGENS(ColumnGenerationClassifier):
     Attributes
     ----------
     classes_, learners_, coef_ (w), intercept_ (b), coef_path_, intercept_path_, n_iter_,
-    stop_reason_, trace_ (objective, gap, restricted_gap, score, train_error, time_s, solver_stop,
-    ...), dual_coef_ (α at the end), final_objective_ (restricted primal (1) of the final
-    model), model_size_.
+    stop_reason_, trace_ (objective, gap, restricted_gap, score, train_error, time_s,
+    solver_stop_reason, ...), dual_coef_ (α at the end), final_objective_ (restricted primal (1)
+    of the final model), model_size_.
     """
 
     _parameter_constraints: dict = {
@@ -216,10 +216,10 @@ class CGENSMaster:
         # Alg. 1 line 6, warm start from the previous α (capped at `inner` epochs if inexact)
         info = self.svm.solve(max_epochs=inner) if inner is not None else self.svm.solve()
         step = self._step(
-            info.primal, self.svm.alpha, exact=inner is None or info.stop_rule == "tol"
+            info.primal, self.svm.alpha, exact=inner is None or info.stop_reason == "tol"
         )
         step.gap = self._claim41_gap(ws.H)
-        step.solver_stop = info.stop_rule
+        step.solver_stop_reason = info.stop_reason
         step.solver_iter = info.n_iter
         step.extra = {
             "restricted_gap": info.gap,

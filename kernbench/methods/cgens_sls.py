@@ -176,7 +176,7 @@ class SLSMaster:
 
     def solve(self, ws: WorkingSet) -> MasterStep:
         step = self._step(self._closed_form(ws.H))
-        step.solver_stop = "closed_form"
+        step.solver_stop_reason = "closed_form"
         step.extra = {"bias_kkt": float(np.abs(step.g.sum(axis=0)).max())}  # (18b): 1ᵀU = 0
         return step
 

@@ -31,9 +31,9 @@ keeps:
   learners once on X and takes one matrix product per iteration;
 * ``trace_``: per iteration ``objective``, ``gap``, ``score`` (pricing score of the added column),
   ``train_error``, ``time_s`` (cumulative fit time, pricing included), ``n_columns``,
-  ``solver_iter`` and ``solver_stop`` (which stopping rule of the restricted solver fired), plus the
-  pricing's and the step's ``extra`` entries; ``n_iter_``, ``stop_reason_`` (:data:`STOP_REASONS`),
-  ``final_score_``;
+  ``solver_iter`` and ``solver_stop_reason`` (which stopping rule of the restricted solver
+  fired), plus the pricing's and the step's ``extra`` entries; ``n_iter_``, ``stop_reason_``
+  (:data:`STOP_REASONS`), ``final_score_``;
 * ``feature_usage_``: the fraction of the learners splitting on each feature (stump spaces; None
   for other weak learners), Shen & Liu Fig. 5.
 
@@ -89,7 +89,7 @@ class MasterStep:
         The bias b.
     gap : float
         Method-defined optimality gap (CGENS: Claim 4.1's ½Σ_{j∉𝒲} s_j²); NaN if not computable.
-    solver_stop : str
+    solver_stop_reason : str
         Which stopping rule of the restricted solver fired ("tol", "max_epochs", "optimal", ...).
     solver_iter : int
         Iterations of the restricted solver in this call.
@@ -116,7 +116,7 @@ class MasterStep:
     coef: np.ndarray
     intercept: Any
     gap: float = float("nan")
-    solver_stop: str = ""
+    solver_stop_reason: str = ""
     solver_iter: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
     exact: bool = True
@@ -345,7 +345,7 @@ class ColumnGeneration(IterativeMixin, BaseEstimator):
             trace["time_s"].append(time.perf_counter() - t0)
             trace["n_columns"].append(ws.n_columns)
             trace["solver_iter"].append(int(step.solver_iter))
-            trace["solver_stop"].append(step.solver_stop)
+            trace["solver_stop_reason"].append(step.solver_stop_reason)
             for key, value in {**priced.extra, **step.extra}.items():
                 trace[key].append(value)
             reason = step.stop_reason

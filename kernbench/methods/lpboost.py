@@ -246,7 +246,7 @@ class LPBoostMaster:
                 nu = solve_lpboost_nu_cvxpy(ws.H, self.y, self.D, solver=self.cvxpy_solver)
             step = self._step(nu.primal, nu.u, nu.a, nu.beta)
             step.gap = nu.primal - nu.dual  # ρ − DΣξ − β: 0 at every restricted optimum
-            step.solver_stop, step.solver_iter = nu.status, nu.n_iter
+            step.solver_stop_reason, step.solver_iter = nu.stop_reason, nu.n_iter
             step.extra = {"dual_objective": nu.dual, "rho": nu.rho}
             return step
         if self.lp is not None:
@@ -255,7 +255,7 @@ class LPBoostMaster:
             res = solve_lpboost_cvxpy(ws.H, self.y, self.C, solver=self.cvxpy_solver)
         step = self._step(res.primal, res.alpha, res.w, 1.0)
         step.gap = res.primal - res.dual  # strong duality: 0 at every restricted optimum
-        step.solver_stop, step.solver_iter = res.status, res.n_iter
+        step.solver_stop_reason, step.solver_iter = res.stop_reason, res.n_iter
         step.extra = {"dual_objective": res.dual}
         return step
 

@@ -233,7 +233,7 @@ class SharedExpLossMaster:
             res = solve_shared_newton(ws.H, self.y, self.C, self.W, tol=self.newton_tol)
         else:
             res = solve_shared_lbfgsb(ws.H, self.y, self.C, self.W, **self.lbfgs)
-        return self._accept(res.objective, res.W, res.lam, res.stop, res.n_iter, res.kkt)
+        return self._accept(res.objective, res.W, res.lam, res.stop_reason, res.n_iter, res.kkt)
 
     def _solve_fcd(self, n_learners: int) -> MasterStep:
         J, K = self.W.shape
@@ -250,7 +250,7 @@ class SharedExpLossMaster:
         self.mu = res.mu
         lam = self.C / (m * (K - 1)) * res.mu  # (5): λ = (C/p)·μ
         W = res.w.reshape(J, K)
-        return self._accept(res.objective, W, lam, res.stop, res.n_passes, res.max_violation)
+        return self._accept(res.objective, W, lam, res.stop_reason, res.n_passes, res.max_violation)
 
     def _accept(
         self, objective: float, W: np.ndarray, lam: np.ndarray, stop: str, n_iter: int, kkt: float
@@ -263,7 +263,7 @@ class SharedExpLossMaster:
             stalled = abs(previous - objective) <= self.rel_tol * abs(previous)
         self.W = W
         step = self._step(objective, W, lam)
-        step.solver_stop, step.solver_iter = stop, n_iter
+        step.solver_stop_reason, step.solver_iter = stop, n_iter
         step.extra = {"kkt": kkt, "n_nonzero": int(np.count_nonzero(W))}
         # the relative change of the primal objective fell below rel_tol
         # (docs/methods/multiboost.md, step 4)

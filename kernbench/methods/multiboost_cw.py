@@ -235,7 +235,7 @@ class ClasswiseExpLossMaster:
             )  # fmt: skip
             w, objective, self.mu = res.w, res.objective, res.mu
             lam = res.mu / p_scale
-            stop, n_iter, violation = res.stop, res.n_passes, res.max_violation
+            stop, n_iter, violation = res.stop_reason, res.n_passes, res.max_violation
         if solver in ("fcd+newton", "newton", "lbfgsb"):
             w0 = w if solver == "fcd+newton" else self.w
             if solver == "lbfgsb":
@@ -247,7 +247,7 @@ class ClasswiseExpLossMaster:
                 sol = solve_classwise_newton(H, y, C, w0, cols, var_class, K, tol=p["newton_tol"])
             w, objective, lam = sol.W, sol.objective, sol.lam
             self.mu = lam * p_scale
-            stop, n_iter, violation = sol.stop, sol.n_iter, sol.kkt
+            stop, n_iter, violation = sol.stop_reason, sol.n_iter, sol.kkt
         self.solver_time += time.perf_counter() - t0
         previous, self.objective = self.objective, objective
         stalled = False
@@ -255,7 +255,7 @@ class ClasswiseExpLossMaster:
             stalled = abs(previous - objective) <= p["rel_tol"] * abs(previous)
         self.w = w
         step = self._step(objective, w, lam)
-        step.solver_stop, step.solver_iter = stop, n_iter
+        step.solver_stop_reason, step.solver_iter = stop, n_iter
         step.extra = {
             "solver_time_s": self.solver_time,
             "max_violation": float(violation),

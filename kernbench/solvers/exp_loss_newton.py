@@ -249,9 +249,9 @@ def solve_classwise_newton(
     Returns
     -------
     RestrictedSolve
-        ``W`` holds w (n_vars,); ``stop`` is "converged", "maxiter" or "precision" (no step lowers
-        f, nor, where f is flat to round-off (1e-13 relative), the KKT residual: the residual is
-        at its floating-point floor, which grows with C).
+        ``W`` holds w (n_vars,); ``stop_reason`` is "converged", "maxiter" or "precision" (no
+        step lowers f, nor, where f is flat to round-off (1e-13 relative), the KKT residual: the
+        residual is at its floating-point floor, which grows with C).
     """
     # f is blind to the order of the rows and of the variables: solve with both sorted by class,
     # so that classwise_hessian takes its sorted path (every block a slice), and undo at the end
@@ -325,5 +325,5 @@ def solve_shared_newton(
         tol=tol, maxiter=maxiter,
     )  # fmt: skip
     return RestrictedSolve(
-        res.W.reshape(J, K), res.objective, res.lam, res.kkt, res.n_iter, res.stop
+        res.W.reshape(J, K), res.objective, res.lam, res.kkt, res.n_iter, res.stop_reason
     )

@@ -62,7 +62,7 @@ class FCDResult:
         τ, the working-set iterations run.
     n_updates : int
         Coordinate updates.
-    stop : str
+    stop_reason : str
         "tol" (18 held), "tau_max" or "empty" (no variable to update).
     """
 
@@ -72,7 +72,7 @@ class FCDResult:
     max_violation: float
     n_passes: int
     n_updates: int
-    stop: str
+    stop_reason: str
 
 
 @numba.njit(cache=True, fastmath={"reassoc", "contract"})

@@ -140,8 +140,9 @@ class KernelMasterResult:
         Pricing weights Σ_r s_r w_r per sample.
     primal : float
         R(α) + C·Σξ at (α, b) with the exact slacks.
-    status : str
-        Back-end status.
+    stop_reason : str
+        How the solve ended: the back end's status, or the SMO path (see
+        :class:`SMOKernelMaster`).
     n_iter : int
         Solver iterations of this call.
     """
@@ -152,7 +153,7 @@ class KernelMasterResult:
     w: np.ndarray
     g: np.ndarray
     primal: float
-    status: str
+    stop_reason: str
     n_iter: int = 0
 
 
@@ -178,7 +179,7 @@ def _result(
         w=w,
         g=rows.weights(w),
         primal=reg + C * float(xi.sum()),
-        status=status,
+        stop_reason=status,
         n_iter=n_iter,
     )
 
@@ -225,7 +226,7 @@ def solve_kernel_master_cvxpy(
     Notes
     -----
     When the solver fails on the problem as written, it is solved once more in column-scaled
-    variables β_j = α_j·‖A_j‖ (the same problem; status ``"<status>/rescaled"``). Clarabel's
+    variables β_j = α_j·‖A_j‖ (the same problem; stop reason ``"<status>/rescaled"``). Clarabel's
     own equilibration scales by at most 10⁴, and kernel columns can be far larger: the quadratic
     kernel on raw features of magnitude 100 gives columns of norm ~4·10⁹, on which its KKT
     solves ended in ``NumericalError``.
@@ -455,7 +456,7 @@ class OSQPKernelMaster:
         self.n_fallbacks += 1
         self._w = ref.w.copy()
         self._y = np.r_[-ref.alpha, [ref.b] if self.bias else [], np.zeros(R)]
-        return replace(ref, status=f"osqp_{status}+clarabel", n_iter=n_iter)
+        return replace(ref, stop_reason=f"osqp_{status}+clarabel", n_iter=n_iter)
 
     def _accept(self, res: Any, status: str, n_iter: int) -> KernelMasterResult | None:
         """The polished solution if its duality gap certifies it (relative ≤ ``gap_tol``)."""
@@ -872,14 +873,14 @@ class SMOKernelMaster:
        b = −ρ with LIBSVM's ρ (mean of y_i∇_i over the free u_i, else the midpoint of its
        feasible interval), from a gradient recomputed from the columns (no drift).
     4. A solve that reaches ``max_steps`` pair updates is finished by the cvxpy/Clarabel reference
-       (status ``smo+clarabel``, counted in ``n_fallbacks``); its multipliers, made feasible,
+       (stop reason ``smo+clarabel``, counted in ``n_fallbacks``); its multipliers, made feasible,
        start the next solve. When the reference fails too, the solve keeps SMO's own feasible
-       point (status ``smo_step_cap``).
+       point (stop reason ``smo_step_cap``).
     5. No gap below the gradient's rounding noise can be certified. The noise is measured as the
        largest difference between ∇ computed from the columns and from the kept G (equal in
        exact arithmetic); above max(10·``tol``, :data:`FLOOR_NOISE`) the solve is at the
        precision floor: it stops at the gap ``tol`` + 4·noise or after ``floor_chunks`` chunks,
-       without the interior point, with SMO's own feasible point (status ``...@floor``).
+       without the interior point, with SMO's own feasible point (stop reason ``...@floor``).
        Columns of norm 10⁵-10⁹ (the quadratic kernel on raw features of magnitude 100) gave
        noise 1e3-1e5, where every solve otherwise ran to its step cap; well-scaled problems
        stay below it (digits' 64 features in [0, 1], C = 100, 300 columns: at most 0.15·tol).
@@ -898,11 +899,11 @@ class SMOKernelMaster:
     columns' range: with an orthonormal basis B of it (:class:`ColumnRange`, kept while
     r ≤ ``ipm_max_rank``), AAᵀ = BHBᵀ and :func:`solve_reduced_dual` solves it by Clarabel's
     interior point in O(m·r²) per iteration whatever the degeneracy. :class:`IPMSwitch` decides
-    when the master uses it (status ``ipm``): after an SMO solve that needed at least
+    when the master uses it (stop reason ``ipm``): after an SMO solve that needed at least
     ``ipm_face_steps`` face steps, while r ≤ ``ipm_max_rank``, the interior point's predicted cost
     (its last solve's time per m·r²) stays below that SMO solve's time, and it has not failed
     ``IPMSwitch.max_failures`` times. Its u, snapped to the bounds (within 1e-6 of min(C, max u)),
-    starts SMO, whose stopping test certifies it or which finishes it (status ``ipm+smo``): the
+    starts SMO, whose stopping test certifies it or which finishes it (stop reason ``ipm+smo``): the
     interior point's own α = Aᵀ(y∘u) is not accurate enough for the margins on badly scaled
     kernels.
 
@@ -1131,7 +1132,7 @@ class SMOKernelMaster:
                 status = f"{status}_step_cap"
             else:
                 self.n_fallbacks += 1
-                if ref.status.endswith("/rescaled"):
+                if ref.stop_reason.endswith("/rescaled"):
                     self._count("clarabel_rescaled")
                 # clipped to [0, C], yᵀu = 0 restored: the next solve continues from it;
                 # regression's snapped to the bounds too (from the interior point's all-free
@@ -1141,7 +1142,7 @@ class SMOKernelMaster:
                     feasible_alpha(w, y) if self._classification else _snap_to_bounds(w, y, self.C)
                 )
                 grad[:] = self._fresh_gradient()
-                return replace(ref, status=f"{status}+clarabel", n_iter=steps)
+                return replace(ref, stop_reason=f"{status}+clarabel", n_iter=steps)
         grad[:] = self._fresh_gradient()  # b from a drift-free gradient
         b = -libsvm_rho(grad, y, u, self.C)
         alpha = self.A().T @ (y * u)

@@ -64,7 +64,7 @@ class SolveInfo:
         Projected-gradient KKT violation at exit (the quantity compared with ``tol``).
     n_iter : int
         SMO pair updates (``exact``) or epochs (``liblinear``).
-    stop_rule : str
+    stop_reason : str
         ``"tol"`` (violation ≤ tol) or ``"max_epochs"`` (the cap fired first).
     """
 
@@ -72,7 +72,7 @@ class SolveInfo:
     dual: float
     violation: float
     n_iter: int
-    stop_rule: str
+    stop_reason: str
 
     @property
     def gap(self) -> float:
@@ -1192,7 +1192,7 @@ class RestrictedLinearSVM:
             dual=self.dual_objective(),
             violation=float(viol),
             n_iter=n_iter,
-            stop_rule="tol" if ok else "max_epochs",
+            stop_reason="tol" if ok else "max_epochs",
         )
 
 

@@ -55,7 +55,7 @@ class LPResult:
         Dual variables of the margin constraints, 0 ≤ α ≤ C.
     primal, dual : float
         1ᵀw + C·1ᵀξ and 1ᵀα (equal at an optimum: strong duality).
-    status : str
+    stop_reason : str
         The back end's status string ("optimal" when solved).
     n_iter : int
         Simplex iterations of this call (0 when the back end does not report them).
@@ -66,7 +66,7 @@ class LPResult:
     alpha: np.ndarray
     primal: float
     dual: float
-    status: str
+    stop_reason: str
     n_iter: int = 0
 
 
@@ -109,7 +109,7 @@ def solve_lpboost_cvxpy(H: np.ndarray, y: np.ndarray, C: float, solver: str = "H
         alpha=alpha,
         primal=float(wv.sum() + C * xv.sum()),
         dual=float(alpha.sum()),
-        status=str(prob.status),
+        stop_reason=str(prob.status),
     )
 
 
@@ -246,7 +246,7 @@ class _CFormHighs(_IncrementalHighs, ABC):
             alpha=alpha,
             primal=float(w.sum() + self.C * xi.sum()),
             dual=float(alpha.sum()),
-            status="optimal",
+            stop_reason="optimal",
             n_iter=n_iter,
         )
 
@@ -377,7 +377,7 @@ class NuLPResult:
         Dual variable of 1ᵀa = 1: the largest edge Σ_i u_i y_i H_ij over the restricted columns.
     primal, dual : float
         ρ − D·1ᵀξ and β (equal at an optimum: strong duality).
-    status : str
+    stop_reason : str
         The back end's status string ("optimal" when solved).
     n_iter : int
         Simplex iterations of this call (0 when the back end does not report them).
@@ -390,7 +390,7 @@ class NuLPResult:
     beta: float
     primal: float
     dual: float
-    status: str
+    stop_reason: str
     n_iter: int = 0
 
 
@@ -445,7 +445,7 @@ def solve_lpboost_nu_cvxpy(
         beta=beta,
         primal=rv - D * float(xv.sum()),
         dual=beta,
-        status=str(prob.status),
+        stop_reason=str(prob.status),
     )
 
 
@@ -477,7 +477,7 @@ class _NuHighs(_IncrementalHighs, ABC):
             beta=beta,
             primal=rho - self.D * float(xi.sum()),
             dual=beta,
-            status="optimal",
+            stop_reason="optimal",
             n_iter=self._simplex_iterations(),
         )
 

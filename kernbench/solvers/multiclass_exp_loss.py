@@ -152,7 +152,7 @@ class RestrictedSolve:
         :func:`kkt_residual` at W.
     n_iter : int
         Solver iterations.
-    stop : str
+    stop_reason : str
         Why the solver stopped ("converged" or its message).
     """
 
@@ -161,7 +161,7 @@ class RestrictedSolve:
     lam: np.ndarray
     kkt: float
     n_iter: int
-    stop: str
+    stop_reason: str
 
 
 def solve_shared_lbfgsb(

@@ -45,6 +45,7 @@ from kernbench.records import (
     FINAL_STATUSES,
     FRAME_COLUMNS,
     CellRecord,
+    current_result,
     frame_record,
 )
 from kernbench.store.boundary import os_error, store_error
@@ -485,13 +486,14 @@ def _create_store(path: Path) -> None:
 
 
 def _decoded(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
-    """The cursor's cell rows as dicts with ``params`` and ``result`` decoded from JSON."""
+    """The cursor's cell rows as dicts with ``params`` and ``result`` decoded from JSON (trace
+    keys under their current names: :func:`~kernbench.records.current_result`)."""
     names = [d[0] for d in cur.description]
     out = []
     for values in cur:
         row = dict(zip(names, values, strict=True))
         row["params"] = json.loads(row["params"]) if row["params"] else {}
-        row["result"] = json.loads(row["result"]) if row["result"] else {}
+        row["result"] = current_result(json.loads(row["result"])) if row["result"] else {}
         out.append(row)
     return out
 

@@ -268,7 +268,7 @@ def test_default_cgboost_on_raw_features_of_magnitude_100_stops_at_the_precision
     est = CGBoost().fit(X, y)
     assert est.termination_rule_ == "precision_floor"
     assert est.master_fallbacks_.get("precision_floor") == 1
-    assert est.trace_["solver_stop"][-1].endswith("@floor")
+    assert est.trace_["solver_stop_reason"][-1].endswith("@floor")
     k = est.n_iter_ - 2  # the model is the one before the floor solve
     if k >= 0:
         np.testing.assert_array_equal(est.coef_, est.coef_path_[k])

@@ -128,7 +128,7 @@ def test_default_tolerance_and_liblinear_mode():
     assert same.n_iter_ == est.n_iter_
     lib = CGENS(C=C, bias_mode="liblinear", solver_tol=1e-10, solver_max_epochs=10**5, max_iter=30)
     lib.fit(X, y)
-    assert set(lib.trace_["solver_stop"]) == {"tol"}
+    assert set(lib.trace_["solver_stop_reason"]) == {"tol"}
     # bias as a regularised constant feature: the restricted optimum of ½(||w||²+b²) + C·Σξ
     H_W = lib._learner_matrix(X)
     ys = np.where(y == lib.classes_[1], 1.0, -1.0)
@@ -163,7 +163,7 @@ def test_inexact_inner_solves_end_at_the_full_solution(bias_mode):
     if bias_mode == "exact":  # converged: equals the SVM on the full stump matrix (cvxpy)
         est = CGENS(C=C, solver_inner_epochs=1, **TIGHT).fit(X, y)
         assert est.stop_reason_ == "converged"
-        assert "max_epochs" in est.trace_["solver_stop"]  # some solves really were inexact
+        assert "max_epochs" in est.trace_["solver_stop_reason"]  # some solves really were inexact
         H_full, _ = StumpSpace(X, include_constant=False).full_matrix()
         ref, dec_ref = _full_svm(H_full, ys, C)
         assert est.final_objective_ == pytest.approx(ref, rel=1e-6)
@@ -177,7 +177,7 @@ def test_inexact_inner_solves_end_at_the_full_solution(bias_mode):
             solver_tol=1e-10,
             solver_max_epochs=10**5,
         ).fit(X, y)
-        assert est.trace_["solver_stop"].count("max_epochs") > 0
+        assert est.trace_["solver_stop_reason"].count("max_epochs") > 0
         H_W = est._learner_matrix(X)
         w, b = cp.Variable(H_W.shape[1]), cp.Variable()
         obj = 0.5 * cp.sum_squares(w) + 0.5 * cp.square(b)

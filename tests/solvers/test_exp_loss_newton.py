@@ -82,7 +82,7 @@ def test_solve_is_equivariant_to_the_order_of_rows_and_variables(exp_loss_proble
     rows = np.random.default_rng(4).permutation(H.shape[0])
     perm = np.random.default_rng(5).permutation(vc.size)
     b = solve_classwise_newton(H[rows], y[rows], C, w0[perm], vc[perm], vk[perm], K, tol=1e-10)
-    assert a.stop == b.stop == "converged"
+    assert a.stop_reason == b.stop_reason == "converged"
     assert b.objective == pytest.approx(a.objective, rel=1e-12)
     np.testing.assert_allclose(b.W, a.W[perm], atol=1e-8)
     np.testing.assert_allclose(b.lam, a.lam[rows], rtol=1e-8, atol=1e-12)
@@ -114,7 +114,7 @@ def test_newton_reaches_the_lbfgsb_optimum_with_feasible_duals(C, exp_loss_probl
     ref = solve_classwise_lbfgsb(H, y, C, w0, vc, vk, K, **TIGHT_LBFGSB)
     # at C = 1e5, f ≈ 1e5 is flat to round-off long before the residual is 1e-9: the step is then
     # accepted on the residual, not on Armijo's decrease (else it stalls near 1e-6)
-    assert res.stop == "converged" and res.kkt <= 1e-9
+    assert res.stop_reason == "converged" and res.kkt <= 1e-9
     assert res.objective <= ref.objective * (1 + 1e-9)
     assert res.objective == pytest.approx(ref.objective, rel=1e-6)
     value, grad, lam = classwise_objective(res.W, H, y, C, vc, vk, K)
@@ -142,7 +142,7 @@ def test_warm_start_from_a_far_point_and_real_valued_columns(exp_loss_problem):
     w0 = np.full(vc.size, 3.0)
     res = solve_classwise_newton(H, y, C, w0, vc, vk, K, tol=1e-9)
     ref = solve_classwise_lbfgsb(H, y, C, np.zeros(vc.size), vc, vk, K, **TIGHT_LBFGSB)
-    assert res.stop == "converged"
+    assert res.stop_reason == "converged"
     assert res.objective == pytest.approx(ref.objective, rel=1e-6)
 
 
@@ -157,7 +157,7 @@ def test_shared_learners_multiboost_optimum_and_the_valley_shift(exp_loss_proble
     res = solve_shared_newton(H, y, C, W0, tol=1e-9)
     ref = solve_shared_lbfgsb(H, y, C, np.zeros((J, K)), **TIGHT_LBFGSB)
     assert res.W.shape == (J, K)
-    assert res.stop == "converged"
+    assert res.stop_reason == "converged"
     assert res.objective == pytest.approx(ref.objective, rel=1e-7)
     assert res.objective <= ref.objective * (1 + 1e-9)
     assert np.all(res.W.min(axis=1) == 0.0)  # every learner keeps a zero coefficient
@@ -174,9 +174,9 @@ def test_random_problems_and_warm_starts_never_end_above_the_tight_lbfgsb_optimu
         w0 = rng.uniform(0, 2, size=vc.size) * (rng.random(vc.size) < 0.5)
         res = solve_classwise_newton(H, y, C, w0, vc, vk, K, tol=1e-8)
         ref = solve_classwise_lbfgsb(H, y, C, np.zeros(vc.size), vc, vk, K, **TIGHT_LBFGSB)
-        assert res.stop == "converged" and res.kkt <= 1e-8
+        assert res.stop_reason == "converged" and res.kkt <= 1e-8
         assert res.objective <= ref.objective * (1 + 1e-9)
         shared = solve_shared_newton(H, y, C, rng.uniform(0, 1, size=(J, K)), tol=1e-8)
         ref = solve_shared_lbfgsb(H, y, C, np.zeros((J, K)), **TIGHT_LBFGSB)
-        assert shared.stop == "converged" and shared.kkt <= 1e-8
+        assert shared.stop_reason == "converged" and shared.kkt <= 1e-8
         assert shared.objective <= ref.objective * (1 + 1e-9)

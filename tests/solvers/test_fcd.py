@@ -50,7 +50,7 @@ def test_fcd_reaches_the_lbfgsb_optimum_and_its_duals_are_feasible(exp_loss_prob
     w0 = np.zeros(vc.size)
     res = fcd_solve(H, y, C, w0, vc, vk, K, eps=1e-9, tau_max=None)
     ref = solve_classwise_lbfgsb(H, y, C, w0, vc, vk, K, **TIGHT_LBFGSB)
-    assert res.stop == "tol" and res.max_violation <= 1e-9
+    assert res.stop_reason == "tol" and res.max_violation <= 1e-9
     assert res.objective == pytest.approx(ref.objective, rel=1e-6)
     value, grad, lam = classwise_objective(res.w, H, y, C, vc, vk, K)
     assert value == pytest.approx(res.objective, rel=1e-12)
@@ -100,7 +100,7 @@ def test_tau_max_1_is_one_sequential_exact_pass_over_the_new_variables(exp_loss_
     w0 = np.where(np.arange(vc.size) < 8, np.abs(rng.normal(size=vc.size)), 0.0)
     new = np.arange(8, vc.size)
     res = fcd_solve(H, y, C, w0, vc, vk, K, new, tau_max=1)
-    assert res.stop == "tau_max" and res.n_updates == new.size
+    assert res.stop_reason == "tau_max" and res.n_updates == new.size
     # independent stage-wise update: minimise (7) over each new variable in order, others fixed
     w = w0.copy()
     for v in new:

@@ -142,7 +142,7 @@ def test_smo_master_equals_cvxpy_and_libsvm_along_a_column_sequence(C) -> None:
         _check_dual_feasible(master, got, C)
         # converged by itself, no interior-point fallback; at C = 1e3 the gradient's rounding
         # noise (~1e-8) exceeds 10·tol = 1e-8 on some solves: SMO stops at tol + 4·noise
-        assert got.status in (("smo",) if C <= 1.0 else ("smo", "smo@floor"))
+        assert got.stop_reason in (("smo",) if C <= 1.0 else ("smo", "smo@floor"))
         if j % 6 and j != A.shape[1] - 1:
             continue
         ref = solve_kernel_master_cvxpy(A[:, : j + 1], rows, C)
@@ -210,7 +210,7 @@ def test_smo_master_degenerate_starts_converge() -> None:
         for j, col in enumerate(cols):
             master.add_column(col)
             got = master.solve()
-            assert got.status == "smo"
+            assert got.stop_reason == "smo"
             _check_dual_feasible(master, got, C)
             ref = solve_kernel_master_cvxpy(np.column_stack(cols[: j + 1]), rows, C)
             assert got.primal == pytest.approx(ref.primal, rel=1e-6)
@@ -223,7 +223,7 @@ def test_smo_master_falls_back_to_clarabel_and_continues() -> None:
     for j in range(5):
         master.add_column(A[:, j])
     got = master.solve()
-    assert got.status == "smo+clarabel" and master.n_fallbacks == 1
+    assert got.stop_reason == "smo+clarabel" and master.n_fallbacks == 1
     ref = solve_kernel_master_cvxpy(A[:, :5], rows, 1.0)
     assert got.primal == pytest.approx(ref.primal, rel=1e-9)
     u = master._u  # the kept dual point is feasible and continues the next solve
@@ -231,7 +231,7 @@ def test_smo_master_falls_back_to_clarabel_and_continues() -> None:
     master.max_steps = 10**6
     master.add_column(A[:, 5])
     nxt = master.solve()
-    assert nxt.status == "smo"
+    assert nxt.stop_reason == "smo"
     ref = solve_kernel_master_cvxpy(A[:, :6], rows, 1.0)
     assert nxt.primal == pytest.approx(ref.primal, rel=1e-6)
     assert master.fallbacks == {"step_cap": 1}
@@ -250,7 +250,7 @@ def test_smo_master_solves_the_regression_qp_like_cvxpy(C) -> None:
     for j in range(A.shape[1]):
         master.add_column(A[:, j])
         got = master.solve()
-        assert got.status == "smo"
+        assert got.stop_reason == "smo"
         ref = solve_kernel_master_cvxpy(A[:, : j + 1], rows, C)
         assert got.primal == pytest.approx(ref.primal, rel=1e-6, abs=1e-8)  # Clarabel's accuracy
         s = got.g @ A[:, : j + 1]
@@ -279,7 +279,7 @@ def test_cvxpy_reference_solves_badly_scaled_columns_in_scaled_variables() -> No
 
     A, rows = _raw_quadratic_problem()
     got = solve_kernel_master_cvxpy(A, rows, 1.0)
-    assert got.status.endswith("/rescaled")
+    assert got.stop_reason.endswith("/rescaled")
     # feasible points: α = 0 with the best b (the bias-only optimum), and α of the first column
     # only, scaled to its own least-squares fit of y
     assert got.primal <= solve_kernel_master_cvxpy(A[:, :0], rows, 1.0).primal + 1e-9
@@ -305,7 +305,7 @@ def test_smo_master_at_the_precision_floor_stops_and_counts_it() -> None:
         master.add_column(A[:, j])
         assert master._gradient_noise() > kernel_masters.FLOOR_NOISE
         got = master.solve()
-        assert got.status == "smo@floor"
+        assert got.stop_reason == "smo@floor"
         assert got.n_iter <= master.floor_chunks * master.chunk
         u = master._u
         assert u.min() >= 0.0 and u.max() <= 1.0 and abs(float(rows.sign @ u)) < 1e-9
@@ -316,7 +316,7 @@ def test_smo_master_at_the_precision_floor_stops_and_counts_it() -> None:
     for j in range(B.shape[1]):
         fine.add_column(B[:, j])
         assert fine._gradient_noise() < 1e-3 * fine.tol
-        assert fine.solve().status == "smo"
+        assert fine.solve().stop_reason == "smo"
     assert fine.fallbacks == {}
 
 
@@ -360,7 +360,7 @@ def test_low_rank_master_by_interior_point_equals_cvxpy_then_hands_over_to_smo(C
         ref = solve_kernel_master_cvxpy(A[:, : j + 1], rows, C)
         assert got.primal == pytest.approx(ref.primal, rel=1e-6)
         # the interior point's u, snapped to the bounds, certified or finished by SMO
-        assert got.status in (
+        assert got.stop_reason in (
             ("ipm", "ipm+smo") if j < 40 else ("smo", "smo@floor")  # @floor: at C = 1e3
         )
         np.testing.assert_allclose(got.alpha, A[:, : j + 1].T @ (rows.sign * got.w))
@@ -397,7 +397,7 @@ def test_smo_master_moves_to_the_interior_point_after_a_solve_with_many_face_ste
     for j in range(12):
         master.add_column(A[:, j])
         got = master.solve()
-        statuses.append(got.status)
+        statuses.append(got.stop_reason)
         ref = solve_kernel_master_cvxpy(A[:, : j + 1], rows, 1e3)
         assert got.primal == pytest.approx(ref.primal, rel=1e-6)
     assert statuses[0] == "smo" and any(s.startswith("ipm") for s in statuses)
@@ -406,7 +406,7 @@ def test_smo_master_moves_to_the_interior_point_after_a_solve_with_many_face_ste
     # solve that moved the master to it
     master.ipm.active, master.ipm.smo_time, master.ipm.rate = True, 1.0, 10.0
     master.add_column(A[:, 12])
-    assert master.solve().status == "smo"
+    assert master.solve().stop_reason == "smo"
 
 
 def test_a_failed_interior_point_solve_is_finished_by_smo(monkeypatch) -> None:
@@ -423,11 +423,11 @@ def test_a_failed_interior_point_solve_is_finished_by_smo(monkeypatch) -> None:
     master.solve()
     for j in range(3):
         master.add_column(A[:, j])
-        assert master.solve().status.startswith("ipm")
+        assert master.solve().stop_reason.startswith("ipm")
     monkeypatch.setattr(kernel_masters, "solve_reduced_dual", stalled)
     master.add_column(A[:, 3])
     got = master.solve()
-    assert got.status == "smo" and master.n_ipm_failures == 1
+    assert got.stop_reason == "smo" and master.n_ipm_failures == 1
     ref = solve_kernel_master_cvxpy(A[:, :4], rows, 1.0)
     assert got.primal == pytest.approx(ref.primal, rel=1e-6)
 
@@ -449,7 +449,7 @@ def test_interior_point_on_badly_scaled_columns_is_finished_to_the_optimum() -> 
         for c in range(j, j + 4):
             master.add_column(A[:, c])
         got = master.solve()
-        assert got.status.startswith("ipm")
+        assert got.stop_reason.startswith("ipm")
         ref = solve_kernel_master_cvxpy(A[:, : j + 4], rows, 1.0)
         assert got.primal == pytest.approx(ref.primal, rel=1e-4, abs=1e-9)
         objectives.append(got.primal)

@@ -47,7 +47,7 @@ def test_exact_bias_matches_cvxpy_and_libsvm(C, gram_max_rows):
     svm.add_columns(X)
     info = svm.solve()
     ref, w_ref, b_ref = _cvxpy_svm(X, y, C, bias_regularised=False)
-    assert info.stop_rule == "tol"
+    assert info.stop_reason == "tol"
     assert abs(info.primal - ref) / ref < 1e-6
     assert abs(info.gap) < 1e-7 * max(1.0, ref)
     assert info.primal <= ref * (1 + 1e-9)  # never worse than the interior-point optimum
@@ -110,7 +110,7 @@ def test_epoch_cap_is_reported():
         svm = RestrictedLinearSVM(y, 10.0, bias_mode=mode, tol=1e-14, max_epochs=1)
         svm.add_columns(X)
         info = svm.solve()
-        assert info.stop_rule == "max_epochs"
+        assert info.stop_reason == "max_epochs"
         assert info.violation > 1e-14
 
 
@@ -181,7 +181,7 @@ def test_int8_storage_gives_the_float64_iterates():
         wide.add_columns(H[:, j])
         a, b = compact.solve(), wide.solve()
         assert compact._Phi.dtype == np.int8 and wide._Phi.dtype == np.float64
-        assert a.n_iter == b.n_iter and a.stop_rule == b.stop_rule
+        assert a.n_iter == b.n_iter and a.stop_reason == b.stop_reason
         np.testing.assert_allclose(compact.alpha, wide.alpha, rtol=0, atol=1e-12)
         assert a.primal == pytest.approx(b.primal, rel=1e-12)
 
@@ -487,7 +487,7 @@ def test_smo_with_face_steps_matches_cvxpy_where_pairwise_updates_stall(
     for j in range(H.shape[1]):
         svm.add_columns(H[:, j])
         info = svm.solve()
-        assert info.stop_rule == "tol"
+        assert info.stop_reason == "tol"
     assert svm.n_face_steps == sum(s.moved for s in steps)
     if C == 10.0:  # the stalling case: face steps were needed and taken, along rays too
         assert svm.n_face_steps > 0 and any(s.moved and s.ray for s in steps)
