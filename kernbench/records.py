@@ -152,16 +152,22 @@ def frame_record(row: dict[str, Any]) -> dict[str, Any]:
     return rec
 
 
-#: trace keys that stores hold under an earlier name, ``{earlier name: name}``: reading a stored
-#: result gives them their current name, so every store reads alike whenever it was written
+#: trace keys that stores hold under an earlier name, ``{earlier name: name}``
 RENAMED_TRACE_KEYS = {"solver_stop": "solver_stop_reason"}
+#: ``stop_reason`` values that stores hold under an earlier name, ``{earlier name: name}`` (the
+#: names: :data:`kernbench.methods.base.STOP_REASONS`)
+RENAMED_STOP_REASONS = {"max_rounds": "max_iter", "perfect": "zero_error", "tol": "converged"}
 
 
 def current_result(result: dict[str, Any]) -> dict[str, Any]:
-    """A stored ``result`` with its trace keys under their current names
-    (:data:`RENAMED_TRACE_KEYS`); ``result`` itself is not changed."""
+    """A stored ``result`` with its trace keys and its ``stop_reason`` under their current names
+    (:data:`RENAMED_TRACE_KEYS`, :data:`RENAMED_STOP_REASONS`), so that every store reads alike
+    whenever it was written; ``result`` itself is not changed."""
+    out = result
     trace = result.get("trace")
-    if not trace or not any(k in trace for k in RENAMED_TRACE_KEYS):
-        return result
-    renamed = {RENAMED_TRACE_KEYS.get(k, k): v for k, v in trace.items()}
-    return {**result, "trace": renamed}
+    if trace and any(k in trace for k in RENAMED_TRACE_KEYS):
+        out = {**out, "trace": {RENAMED_TRACE_KEYS.get(k, k): v for k, v in trace.items()}}
+    reason = result.get("stop_reason")
+    if isinstance(reason, str) and reason in RENAMED_STOP_REASONS:
+        out = {**out, "stop_reason": RENAMED_STOP_REASONS[reason]}
+    return out

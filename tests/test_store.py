@@ -48,11 +48,14 @@ def test_round_trip_and_attempts(tmp_path):
     assert find_stores(tmp_path / "exp") == [tmp_path / "exp"]
 
 
-def test_a_trace_key_stored_under_its_earlier_name_reads_under_its_current_name(tmp_path):
-    """A store written before ``solver_stop`` became ``solver_stop_reason`` reads like a new one;
-    a new store writes the current name only."""
+def test_names_stored_under_their_earlier_name_read_under_their_current_name(tmp_path):
+    """A store written before ``solver_stop`` became ``solver_stop_reason`` (and AdaBoost's
+    ``max_rounds`` became ``max_iter``) reads like a new one; a store writes current names."""
     old = _rec("c0")
-    old.result = {"trace": {"iteration": [1, 2], "solver_stop": ["tol", "max_epochs"]}}
+    old.result = {
+        "trace": {"iteration": [1, 2], "solver_stop": ["tol", "max_epochs"]},
+        "stop_reason": "max_rounds",
+    }
     new = _rec("c1")
     new.result = {"trace": {"iteration": [1], "solver_stop_reason": ["tol"]}}
     with Store(tmp_path, create=True) as st:
@@ -62,9 +65,11 @@ def test_a_trace_key_stored_under_its_earlier_name_reads_under_its_current_name(
         assert traces["c0"] == {"iteration": [1, 2], "solver_stop_reason": ["tol", "max_epochs"]}
         assert traces["c1"] == {"iteration": [1], "solver_stop_reason": ["tol"]}
         assert st.row("c0")["result"]["trace"] == traces["c0"]
+        assert st.row("c0")["result"]["stop_reason"] == "max_iter"
         st.put_rows(st.rows())  # a merge writes what it read: the current name
         stored = st.connection().execute("SELECT result FROM cells WHERE cell_id = 'c0'")
-        assert '"solver_stop"' not in stored.fetchone()[0]
+        text = stored.fetchone()[0]
+        assert '"solver_stop"' not in text and "max_rounds" not in text
 
 
 def test_reader_sees_committed_cells_while_writer_is_open(tmp_path):

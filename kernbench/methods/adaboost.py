@@ -143,7 +143,7 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
     n_iter_ : int
         Rounds actually run; below ``n_estimators`` when boosting stopped early.
     stop_reason_ : str
-        ``"max_rounds"``, ``"no_edge"`` (ε_t ≥ ½, step 2.2) or ``"zero_error"`` (ε_t = 0, step 2.3,
+        ``"max_iter"``, ``"no_edge"`` (ε_t ≥ ½, step 2.2) or ``"zero_error"`` (ε_t = 0, step 2.3,
         with ``zero_error="stop"``).
     trace_ : dict of lists
         Per round: ``edge`` (1 − 2ε_t), ``alpha``, ``weighted_error`` (ε_t), ``Z`` (the normaliser,
@@ -229,7 +229,7 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         trace: dict[str, list[float]] = {
             k: [] for k in ("edge", "alpha", "weighted_error", "Z", "train_error", "time_s")
         }
-        self.stop_reason_ = "max_rounds"
+        self.stop_reason_ = "max_iter"
         for _ in range(self.n_estimators):
             pick = space.best(d * y_pm, absolute=True, rng=rng)  # edge Σ d_i y_i h(x_i)
             h = np.ascontiguousarray(pick.column, dtype=np.float64)

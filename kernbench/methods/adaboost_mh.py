@@ -80,7 +80,7 @@ class AdaBoostMH(IterativeMixin, KernbenchClassifier):
         Per round: ``edge`` r_t, ``z`` Z_t (normaliser, = √(1 − r_t²)), ``objective`` Π_s Z_s
         (the Hamming-loss bound), ``hamming_loss``, ``train_error``, ``time_s`` (cumulative).
     stop_reason_ : str
-        "max_iter", "perfect" (r = 1) or "no_edge" (r = 0).
+        "max_iter", "zero_error" (r = 1) or "no_edge" (r = 0).
     """
 
     path_param: ClassVar[str] = "n_estimators"
@@ -148,7 +148,7 @@ class AdaBoostMH(IterativeMixin, KernbenchClassifier):
             trace["train_error"].append(float(np.mean(np.argmax(F, axis=1) != y_index)))
             trace["time_s"].append(time.perf_counter() - t0)
             if perfect:
-                self.stop_reason_ = "perfect"
+                self.stop_reason_ = "zero_error"
                 break
         self.stump_features_ = np.asarray(feats, dtype=np.intp)
         self.stump_thresholds_ = np.asarray(thrs, dtype=np.float64)

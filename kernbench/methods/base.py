@@ -9,7 +9,8 @@ the runner do less work without knowing a method's internals:
     that caps the number of iterations in ``path_param`` and implements
     ``staged_decision_function``, so that every value of that parameter in a grid is scored from ONE
     fit with the largest value.
-    It records a per-iteration ``trace_`` (a dict of equal-length lists).
+    It records a per-iteration ``trace_`` (a dict of equal-length lists) and says why it stopped
+    in ``stop_reason_``, one of the keys of :data:`STOP_REASONS`.
 
 ``PrecomputedKernelMixin``
     The method is a kernel machine whose Gram matrix the runner computes once per realisation and
@@ -27,6 +28,35 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+#: Why an iterative fit stopped: every estimator's ``stop_reason_`` is one of these keys.
+STOP_REASONS = {
+    "converged": (
+        "the method's optimality test held at its tolerance (column generation: no column outside"
+        " the working set is violated, the pricing threshold; ExRM, DRM: the change of objective)"
+    ),
+    "max_iter": "the iteration cap (the path parameter)",
+    "max_time": "the wall-clock cap, checked after each iteration",
+    "exhausted": "every column of a finite space selected",
+    "empty_space": "the weak-learner space has no candidate",
+    "objective_stalled": "the restricted objective changed by less than rel_tol",
+    "no_edge": (
+        "boosting: the best weak learner has no edge (weighted error ≥ ½; AdaBoost.MH: r = 0)"
+    ),
+    "zero_error": (
+        "boosting: a weak learner with zero weighted error, whose vote would be infinite"
+        " (AdaBoost with zero_error='stop'; AdaBoost.MH: r = 1)"
+    ),
+    "columns_done": "AdaBoost.MO: every class column stopped (no edge or zero error)",
+    "no_weight": (
+        "AdaBoost.ECC: the weights collapsed onto pairs that no colouring drawn could separate"
+    ),
+    "TR3": "CG-Boost: the validation error has not improved for patience iterations",
+    "precision_floor": (
+        "CG-Boost: the restricted master could not be certified at its tolerance (the columns'"
+        " scale puts the gradient's rounding noise above it); the last certified model is kept"
+    ),
+}
 
 
 def labels_from_decision(classes: np.ndarray, dec: np.ndarray) -> np.ndarray:

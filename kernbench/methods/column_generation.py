@@ -33,7 +33,7 @@ keeps:
   ``train_error``, ``time_s`` (cumulative fit time, pricing included), ``n_columns``,
   ``solver_iter`` and ``solver_stop_reason`` (which stopping rule of the restricted solver
   fired), plus the pricing's and the step's ``extra`` entries; ``n_iter_``, ``stop_reason_``
-  (:data:`STOP_REASONS`), ``final_score_``;
+  (:data:`~kernbench.methods.base.STOP_REASONS`), ``final_score_``;
 * ``feature_usage_``: the fraction of the learners splitting on each feature (stump spaces; None
   for other weak learners), Shen & Liu Fig. 5.
 
@@ -144,22 +144,6 @@ class RestrictedMaster(Protocol):
     # A master whose ``solve`` may return ``exact=False`` also has
     # ``complete(ws) -> MasterStep``: finish that solve (the loop calls it before accepting a
     # "converged" pricing, and after the last iteration).
-
-
-#: The stop reasons of ``stop_reason_``, shared by every column-generation estimator.
-STOP_REASONS = {
-    "converged": "no column outside the working set is violated (the pricing threshold)",
-    "max_iter": "the iteration cap",
-    "exhausted": "every column of a finite space selected",
-    "empty_space": "the weak-learner space has no candidate",
-    "max_time": "the wall-clock cap, checked after each iteration",
-    "objective_stalled": "the restricted objective changed by less than rel_tol",
-    "TR3": "CG-Boost: the validation error has not improved for patience iterations",
-    "precision_floor": (
-        "CG-Boost: the restricted master could not be certified at its tolerance (the columns'"
-        " scale puts the gradient's rounding noise above it); the last certified model is kept"
-    ),
-}
 
 
 def weak_learner_space(
@@ -437,7 +421,6 @@ def _replace_last(coef_path: list, intercept_path: list, step: MasterStep) -> No
 
 
 __all__ = [
-    "STOP_REASONS",
     "ColumnGeneration",
     "ColumnGenerationClassifier",
     "MasterStep",

@@ -69,7 +69,7 @@ class DRM(LinearPathClassifier):
     objective_ : float
     n_iter_ : int
         Sweeps run.
-    stop_reason_ : {"tol", "max_iter"}
+    stop_reason_ : {"converged", "max_iter"}
     trace_ : dict of lists
         ``objective``, ``time_s``, ``min_norm``, ``max_cosine`` per sweep.
     coef_path_, intercept_path_ : the mean learner after each sweep.

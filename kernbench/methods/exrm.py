@@ -122,7 +122,7 @@ class ExRM(ALMLinearEnsemble):
     objective_ : float
         Problem (5) at the returned components.
     n_iter_ : int
-    stop_reason_ : {"tol", "max_iter"}
+    stop_reason_ : {"converged", "max_iter"}
     trace_ : dict of lists
         ``objective``, ``residual_pw`` (‖P − W‖_F), ``residual_e`` (‖E − Y + XᵀP + 1bᵀ‖_F), ``mu``
         and ``inner_iter`` (Alg. 1 sweeps) per outer iteration.

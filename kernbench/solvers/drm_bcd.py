@@ -43,7 +43,7 @@ class DRMResult:
     objective : float
         The relaxed objective at exit.
     n_sweeps : int
-    stop_reason : {"tol", "max_iter"}
+    stop_reason : {"converged", "max_iter"}
     trace : dict of lists
         Per sweep: ``objective``, ``time_s`` (cumulative), ``min_norm`` (smallest ‖w_t‖),
         ``max_cosine`` (largest pairwise cosine).
@@ -236,7 +236,7 @@ def drm_bcd(
             coef_path.append(W.mean(axis=0))
             intercept_path.append(float(b.mean()))
         if abs(obj - obj_prev) <= tol * max(1.0, abs(obj_prev)):
-            stop_reason = "tol"
+            stop_reason = "converged"
             break
         obj_prev = obj
     return DRMResult(

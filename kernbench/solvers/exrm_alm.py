@@ -42,7 +42,7 @@ class ExRMResult:
     n_iter : int
         Outer iterations run.
     stop_reason : str
-        ``"tol"`` (|Δ objective| < tol) or ``"max_iter"``.
+        ``"converged"`` (|Δ objective| < tol) or ``"max_iter"``.
     trace : dict of lists
         One entry per outer iteration: ``objective`` (5) at (W, b), ``residual_pw`` ‖P − W‖_F,
         ``residual_e`` ‖E − Y + XᵀP + 1bᵀ‖_F, ``mu`` (the penalty used in that iteration),
@@ -315,7 +315,7 @@ def exrm_alm(
             coef_path.append(W.sum(axis=1) * (1.0 / C))
             intercept_path.append(float(b.sum()) / C)
         if tol > 0 and abs(obj - obj_prev) < tol:
-            stop_reason = "tol"
+            stop_reason = "converged"
             break
         obj_prev = obj
 
@@ -374,7 +374,7 @@ def _exrm_alm_compiled(
         b=b,
         objective=exrm_objective(X, y, W, b, lam, p),
         n_iter=int(n_iter),
-        stop_reason="tol" if converged else "max_iter",
+        stop_reason="converged" if converged else "max_iter",
         trace=trace,
         coef_path=coef_path[:n_iter].copy() if record_path else None,
         intercept_path=b_path[:n_iter].copy() if record_path else None,

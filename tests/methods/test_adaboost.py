@@ -278,7 +278,7 @@ def test_zero_error_continue_follows_lemga_equal_weights_and_unchanged_distribut
     stop = AdaBoost(8, **kw).fit(X, y)
     assert stop.stop_reason_ == "zero_error" and stop.n_iter_ == 1
     cont = AdaBoost(8, zero_error="continue", **kw).fit(X, y)
-    assert cont.n_iter_ == 8 and cont.stop_reason_ == "max_rounds"
+    assert cont.n_iter_ == 8 and cont.stop_reason_ == "max_iter"
     zero = np.asarray(cont.trace_["weighted_error"]) == 0.0
     assert zero.all()  # RCD separates these points every round
     np.testing.assert_allclose(cont.estimator_weights_, 0.5 * np.log(1000.0))  # LEMGA's β = 1000

@@ -96,7 +96,7 @@ def test_binary_perfect_stump_stops_and_decision_is_one_dimensional():
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array(["a", "a", "b", "b"])
     est = AdaBoostMH(n_estimators=10).fit(X, y)
-    assert est.stop_reason_ == "perfect" and est.n_iter_ == 1
+    assert est.stop_reason_ == "zero_error" and est.n_iter_ == 1
     dec = est.decision_function(X)
     assert dec.shape == (4,)
     np.testing.assert_array_equal(np.sign(dec), [-1, -1, 1, 1])  # positive ↔ classes_[1]

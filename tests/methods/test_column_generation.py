@@ -218,7 +218,7 @@ def test_signed_column_ids_separate_h_from_minus_h():
 def test_every_stop_reason_is_one_of_the_shared_values():
     """``stop_reason_`` takes its values from one table for every column-generation method."""
     from kernbench.methods import get_method
-    from kernbench.methods.column_generation import STOP_REASONS
+    from kernbench.methods.base import STOP_REASONS
 
     X, y = _blobs(m=60)
     yb = (y == 0).astype(int)
@@ -234,3 +234,28 @@ def test_every_stop_reason_is_one_of_the_shared_values():
     ]
     assert {est.stop_reason_ for est in fits} <= set(STOP_REASONS)
     assert "exhausted" in {est.stop_reason_ for est in fits}
+
+
+def test_every_iterative_method_stops_for_a_shared_reason():
+    """The boosting and ExRM/DRM estimators take ``stop_reason_`` from the same table; a method's
+    own cap ends in ``max_iter`` and a converged ExRM in ``converged``."""
+    from kernbench.methods import get_method
+    from kernbench.methods.base import STOP_REASONS
+
+    X, y = _blobs(m=60)
+    yb = (y == 0).astype(int)
+    reasons = {
+        name: get_method(name)(**params).fit(X, labels).stop_reason_
+        for name, params, labels in [
+            ("adaboost", {"n_estimators": 3}, yb),
+            ("adaboost_mh", {"n_estimators": 3}, y),
+            ("adaboost_mo", {"n_estimators": 3}, y),
+            ("adaboost_ecc", {"n_estimators": 3}, y),
+            ("exrm", {"max_iter": 2000}, yb),
+            ("drm", {"max_iter": 3}, yb),
+            ("psvm", {"max_iter": 2000}, yb),
+        ]
+    }
+    assert set(reasons.values()) <= set(STOP_REASONS), reasons
+    assert reasons["adaboost"] == reasons["adaboost_mh"] == "max_iter"
+    assert reasons["exrm"] == reasons["psvm"] == "converged"

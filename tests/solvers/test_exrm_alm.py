@@ -64,7 +64,7 @@ def test_paper_stopping_rule_stops_on_small_objective_change() -> None:
     X, y = _data()
     res = exrm_alm(X, y, 5, 2.0, 2, max_iter=500, tol=0.05)
     obj = res.trace["objective"]
-    assert res.stop_reason == "tol"
+    assert res.stop_reason == "converged"
     assert abs(obj[-1] - obj[-2]) < 0.05
     assert all(abs(a - b) >= 0.05 for a, b in zip(obj[1:-1], obj[:-2]))
     assert len(obj) == res.n_iter == res.coef_path.shape[0]
