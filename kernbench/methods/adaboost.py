@@ -91,7 +91,7 @@ WEAK_LEARNER_SPACES: dict[str, SpaceBuilder] = {
 
 
 def _as_generator(random_state: Any) -> np.random.Generator:
-    """A numpy Generator from ``None`` / an int / a RandomState / a Generator."""
+    """A numpy Generator from ``None`` / an int / a RandomState (an int seeds it directly)."""
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
     return np.random.default_rng(random_state)
@@ -129,7 +129,7 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         the sample weights stay as they are (every point is classified correctly), and boosting
         goes on, so a randomised base learner (RCD perceptrons) adds further zero-error
         hypotheses of equal weight.
-    random_state : int, RandomState, Generator or None, default=None
+    random_state : int, RandomState or None, default=None
         Seeds randomised weak learners (unused by stumps, which are deterministic).
 
     Attributes

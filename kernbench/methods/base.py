@@ -68,10 +68,8 @@ def labels_from_decision(classes: np.ndarray, dec: np.ndarray) -> np.ndarray:
 
 
 def generator_from(random_state: Any) -> np.random.Generator:
-    """A numpy ``Generator`` from scikit-learn's ``random_state`` (None, an int, a RandomState or
-    a Generator), so every estimator seeds its randomness the same way."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
+    """A numpy ``Generator`` from scikit-learn's ``random_state`` (None, an int or a RandomState:
+    what parameter validation lets through), seeded by one draw of ``check_random_state``."""
     return np.random.default_rng(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 

@@ -22,7 +22,7 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from kernbench.errors import KernbenchError
 from kernbench.records import CellRecord
@@ -33,7 +33,6 @@ from kernbench.runner.plan import Cell
 from kernbench.runner.stop import raise_if_stopping
 from kernbench.solvers.threads import available_cores, resolve_threads, thread_default
 
-Backend = Literal["local", "dask"]
 BACKENDS: tuple[str, ...] = ("local", "dask")
 #: imported by a timed cell's child before its clock starts
 _CELL_MODULES = ("kernbench.datasets", "kernbench.methods", "kernbench.runner.select")
