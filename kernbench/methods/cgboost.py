@@ -213,8 +213,8 @@ class CGBoostBase(ColumnGeneration):
         if solver == "auto":
             # the warm-started SMO master for the QPs (11) and (13) with free α and free b, the
             # OSQP lifted-dual master for the other 2-norm variants, HiGHS for the 1-norm (the
-            # fastest exact back ends, benchmarks/bench_cgboost.py; the regressor's 2-norm on 100
-            # points: SMO 1.2 s, OSQP 23 s, objectives equal to 1e-11)
+            # fastest exact back ends that benchmarks/bench_cgboost.py measures, with equal
+            # objectives)
             smo_form = _smo_form(self.get_params(deep=False))
             solver = "highs" if self.norm == "l1" else ("smo" if smo_form else "osqp")
         self.solver_ = solver

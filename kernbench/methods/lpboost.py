@@ -125,8 +125,8 @@ class LPBoost(ColumnGenerationClassifier):
     #: score ≤ 1 (ν-form: ≤ β)
     _pricing = PricingRule(absolute=False, exclude=False)
     # the ν-LP master class (HiGHS path): the dual grown by cuts and re-solved by dual simplex
-    # (1.45-1.5x faster per Table I fit in total, restricted optima equal to 1e-10), or the primal
-    # grown by columns (IncrementalNuLPMaster); both return the same NuLPResult
+    # (the faster of the two, benchmarks/bench_cgens_vs_lpboost.py; the restricted optima agree),
+    # or the primal grown by columns (IncrementalNuLPMaster); both return the same NuLPResult
     _nu_master_class: type = IncrementalNuLPCutMaster
     # the C-form master class (HiGHS path): the dual (5) grown by cuts (dual simplex on a J-row
     # basis), or the primal (4) grown by columns (IncrementalLPMaster, an m-row basis)

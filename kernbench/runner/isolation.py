@@ -7,7 +7,7 @@ fresh session; when the limit passes, the whole process group is killed. The chi
 (loky, Dask nannies forbid ``multiprocessing`` children). The call and its result travel as pickles
 over the child's stdin/stdout: both ends are this package, never a file from elsewhere.
 
-The cost (one interpreter start plus imports, ~1 s on an idle machine) is paid only when a limit
+The cost (one interpreter start plus imports) is paid only when a limit
 is set, and is not counted against the limit: the clock starts when the child says it is ready.
 """
 

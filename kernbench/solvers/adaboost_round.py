@@ -1,9 +1,9 @@
 """Compiled per-round updates of discrete AdaBoost (kernbench.methods.adaboost), bitwise numpy's.
 
-A round after the weak-learner search used to be about fifteen numpy calls on length-m vectors
-(the weighted error, the reweighting, the normalisation, the ensemble output and its training
-error), each allocating a temporary; at m = 5000 they cost about a third of a stump round. The two
-kernels here do the same arithmetic in two passes without temporaries, and every sum is taken in
+A round after the weak-learner search updates length-m vectors: the weighted error, the
+reweighting, the normalisation, the ensemble output and its training error. Written with numpy,
+that is about fifteen calls, each allocating a temporary. The two kernels here do the same
+arithmetic in two passes without temporaries, and every sum is taken in
 the order numpy takes it (:func:`pairwise_sum`), so the weights, α and the picks are bitwise those
 of the numpy formulation (tests/solvers/test_adaboost_round.py).
 """

@@ -23,7 +23,7 @@ variable, with no branch on the pair type. Then
 
 Rows are sorted by class once per call, so the pair-type test of the update is a block boundary.
 The ±1 columns are stored as int8 (exact): the violation pass reads J·m column entries and is
-bound by memory traffic, which int8 cuts by 8× against float64 (~2× faster passes, same iterates).
+bound by memory traffic, which int8 cuts by 8× against float64 (the iterates are the same).
 
 Alg. 2: the working set S starts as the newly added variables; pass τ = 1 visits S in order, later
 passes visit S in a fresh random order (each variable once); after each pass θ gives

@@ -47,8 +47,7 @@ BiasMode = Literal["exact", "liblinear"]
 _TAU = 1e-12  # LIBSVM's guard for non-positive pair curvature
 #: the exact-bias SMO shrinks its active set every this many pair updates. LIBSVM waits
 #: min(m, 1000); here the SMO restarts with every point active after each chunk of face steps,
-#: and on image (m = 1300, 200 perceptron columns) shrinking every 20 was 1.3-1.4x faster than
-#: every 1000, and 1.1-1.3x on sets of ~200 rows (docs/performance.md).
+#: so a short period pays (docs/performance.md has the measurements).
 SHRINK_EVERY = 20
 
 
@@ -333,8 +332,8 @@ def lstsq_gelsy(a: np.ndarray, b: np.ndarray, cond: float) -> np.ndarray:
     pivoting, singular values below ``cond``·σ_max count as zero).
 
     What ``scipy.linalg.lstsq(a, b, cond=cond, lapack_driver="gelsy", check_finite=False)[0]``
-    returns, bit for bit, without its checks and dispatch: 15 against 42 µs at 21 × 21, 81 against
-    152 µs at 59 × 59 (the face steps' sizes; a face descent takes thousands of them per fit).
+    returns, bit for bit, without its checks and dispatch, which cost more than the solve itself
+    at the face steps' sizes (a face descent takes thousands of them per fit).
 
     Parameters
     ----------
@@ -453,8 +452,8 @@ def face_step(
     bound, which is then set to it exactly. yᵀu is kept.
 
     Pairwise (SMO) updates make little progress along such flat directions, and so does the
-    least-squares Newton step alone (measured: about 1e-9 of objective per step on CG-Boost's
-    master).
+    least-squares Newton step alone (on CG-Boost's master, objective changes near 1e-9 per
+    step).
 
     Parameters
     ----------
@@ -495,7 +494,7 @@ def face_step(
         # least-squares solve treats as zero (below eps·(k+1)·‖ZZᵀ‖ ≤ eps·(k+1)·‖Z‖²_F) move
         # the gradient by < 1e-6 across the box: the (k+1)² KKT matrix is the small system.
         # Its least-squares solution by a complete orthogonal factorisation (LAPACK gelsy, QR
-        # with column pivoting: numpy's gelsd solution, 2-5× faster at |F| = 30-110; singular
+        # with column pivoting: numpy's gelsd solution, at a fraction of its cost; singular
         # values below eps·(k+1)·σ_max count as zero). The border y_F is scaled by β =
         # tr(ZZᵀ)/k (unknown λ/β): an O(1) border beside entries of 1e14 fell under the cut-off.
         G = Z @ Z.T
@@ -531,7 +530,7 @@ def face_step(
         else:
             # fewer free variables than columns but a large ZZᵀ (CG-Boost's 2-norm master late
             # in a fit: k ≈ 30, J ≈ 700): one factorisation Ẑ = UΣVᵀ (QR of Ẑᵀ, SVD of its
-            # triangle, O(k²J): 3× faster there than the two gelsy solves) gives both the ray
+            # triangle, O(k²J): cheaper there than the two gelsy solves) gives both the ray
             # (the part of −ĝ outside Ẑ's range) and (ẐẐᵀ)⁺(−ĝ) = UΣ⁻²Uᵀ(−ĝ)
             U, sv = _left_singular(Zh)
             keep = sv > cond * (sv[0] if sv.size else 0.0)
@@ -593,8 +592,8 @@ def _projected_search(
     are scored exactly, f(u + Δ) − f(u) = ∇_FᵀΔ + ½‖Z_FᵀΔ‖², in one product; the best point is
     returned if it is lower than the clipped step, which is returned otherwise (so the step
     never does worse). Used on faces with fewer free variables than columns in the columns'
-    space, and on the wider ones too for CG-Boost's kernel master (``search_wide``: letter's
-    quadratic kernel, ~600 one-bound steps per column; its first 300 columns 2.3× faster).
+    space, and on the wider ones too for CG-Boost's kernel master (``search_wide``: with a
+    quadratic kernel a column can take hundreds of one-bound steps).
     Where free variables outnumber the columns in CGENS early in a path it fixed few more per
     step and cost more than it saved (measured on liver).
     """

@@ -167,8 +167,8 @@ class _IncrementalHighs:
 
     Primal simplex: after ``addCol`` the kept basis is still primal feasible (the new variable
     enters at 0) and only the new column is dual infeasible, so primal simplex restarts from it
-    directly; HiGHS's default dual simplex had to repair dual feasibility first (4.5× more time at
-    m = 3000, 150 columns, benchmarks/bench_cgens_vs_lpboost.py data). The ``threads`` option is
+    directly, where HiGHS's default dual simplex would first repair dual feasibility
+    (benchmarks/bench_cgens_vs_lpboost.py compares the two). The ``threads`` option is
     left alone (HiGHS's global scheduler; tests/solvers/test_lp.py).
     """
 
@@ -510,7 +510,7 @@ class IncrementalNuLPMaster(_NuHighs):
     defined by the row t − Σ_j c_j a_j = 0) lets a ±1 column be stored as y_i·(h_i − c_j) with
     c_j its majority value, so only its minority entries (≤ m/2; few for a stump near the edge of
     the data) are nonzero. Same LP and optimum; HiGHS's pricing and factorisation work on half the
-    nonzeros or fewer, 2–3× faster per fit on Table I's larger sets. Degenerate restricted LPs
+    nonzeros or fewer. Degenerate restricted LPs
     have many optimal duals u; the simplex may return another of them than with dense columns,
     so column-generation paths can differ after some iterations (the optima do not). t's reduced
     cost fixes the dual of its row, and β = −γ still holds.
@@ -590,8 +590,8 @@ class IncrementalNuLPCutMaster(_NuHighs):
         Store the cut of a ±1 column shifted by its majority value (see Notes).
     pricing : {"devex", "dantzig", "highs"}, default="devex"
         Dual simplex edge weights (``simplex_dual_edge_weight_strategy`` 1 / 0 / HiGHS's choice,
-        starting with dual steepest edge); Devex was the fastest in 7 of 8 LPBoost fits
-        (docs/performance.md section 8).
+        starting with dual steepest edge); Devex is the default as the fastest on the LPBoost
+        fits that docs/performance.md section 8 measures.
 
     Notes
     -----
