@@ -305,7 +305,7 @@ class OSQPKernelMaster:
     solution is accepted only when its duality gap certifies it (``gap_tol``). A solve without a
     certified solution at ``eps`` is finished by the cvxpy/Clarabel reference (``n_fallbacks``).
     The problem grows by one variable and one row per column, so each solve sets OSQP up again
-    (about 8 % of a solve's time, measured at m = 300) and warm-starts it from the previous w,
+    (a small part of a solve's time) and warm-starts it from the previous w,
     z and dual y (the new row's multiplier at its KKT value −z_J).
 
     Parameters
@@ -317,13 +317,13 @@ class OSQPKernelMaster:
     eps : float
         The tightest ADMM tolerance (absolute and relative) tried before the fallback.
     eps_start : float
-        The first (loosest) ADMM tolerance of a solve (1e-2: measured fastest at m = 300 and
-        1000 with every solve exact; 1e-1 let wrong active sets "polish").
+        The first (loosest) ADMM tolerance of a solve (1e-2: the fastest start with every solve
+        exact; at 1e-1 wrong active sets "polish").
     gap_tol : float
         A polished solution is accepted when its duality gap (primal minus the dual objective at
         the clipped multipliers w), and |sᵀw| with a free b, are at most ``gap_tol`` · max(1,
         objective); otherwise the tolerance is tightened (polish can succeed on a nearly right
-        active set, ~1e-6 off, measured at m = 1000).
+        active set, ~1e-6 off).
     max_iter : int
         ADMM iterations of one solve over all its tolerance stages; a solve that exhausts them
         goes to the Clarabel fallback (a few slow solves otherwise dominated the total time).
@@ -741,9 +741,8 @@ def _snap_to_bounds(u: np.ndarray, y: np.ndarray, C: float, rel: float = 1e-6) -
     :func:`kernbench.solvers.linear_svm.project_box_hyperplane`).
 
     An interior point leaves every u strictly inside the box (about μ/slack from a bound); SMO
-    continuing from there sees all m variables free, too many for a face step, and stalled to
-    its step cap at the first solve after the hand-over (letter, m = 1000, 26 s per solve).
-    Snapped, only the margin's u stay free.
+    continuing from there sees all m variables free, too many for a face step, and runs to its
+    step cap at the first solve after the hand-over. Snapped, only the margin's u stay free.
     """
     u = np.clip(u, 0.0, C)
     # relative to u's own scale below: a separable problem's u can all be far below C (optdigits'
@@ -1030,7 +1029,7 @@ class SMOKernelMaster:
     def _gradient_after(self, before: np.ndarray) -> Callable[[], np.ndarray]:
         """∇ after a face step from ``before``: with G kept, ∇ + y∘(G_{:,S}(y_S∘Δu_S)) over the
         entries S that moved (O(m·|S|), as SMO's own updates; the columns' product costs
-        O(m·J), 0.5 ms at m = 1000, J = 720, a fifth of a face step); else afresh. The solve
+        O(m·J), a sizeable part of a face step); else afresh. The solve
         ends on a gradient computed afresh either way."""
         if not self._use_gram:
             return self._fresh_gradient
