@@ -17,11 +17,15 @@ the runner do less work without knowing a method's internals:
     slices for every grid point and CV fold. The method says how to build a *base* matrix that does
     not depend on hyper-parameters (e.g. pairwise L1 distances) and how to turn it into a Gram
     matrix for the current parameters (e.g. ``exp(-gamma * D2)``).
+
+``WarmPathMixin``
+    The method fits the values of one parameter (``warm_path_param``, e.g. ``C``) along one path,
+    each fit warm-started from the previous one, so that a fold's grid costs about one fit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -103,6 +107,45 @@ class IterativeMixin:
         """Yield the predicted labels after each iteration (see ``staged_decision_function``)."""
         for dec in self.staged_decision_function(X):
             yield labels_from_decision(self.classes_, dec)  # type: ignore[attr-defined]
+
+
+class WarmPathMixin:
+    """Capability: the values of one parameter fitted along one warm-started path.
+
+    Model selection (:func:`kernbench.runner.select.select_fit_score`) fits the grid's values of
+    ``warm_path_param`` (e.g. ``"C"``) for one fold by one call of :meth:`fit_warm_path`, in the
+    grid's order sorted ascending, instead of one fit per value; the refit of the chosen point runs
+    the same path up to its value, so the tested model is the model that was scored. Used only
+    while :meth:`warm_path_active` is true (an estimator can keep a switch to cold fits).
+    """
+
+    warm_path_param: ClassVar[str] = "C"
+
+    def warm_path_active(self) -> bool:
+        """Whether model selection uses :meth:`fit_warm_path` (default: always)."""
+        return True
+
+    def fit_warm_path(
+        self, X: Any, y: Any, values: Sequence[Any], stages: Sequence[int]
+    ) -> list[dict[int, Any]]:
+        """Fit along ``values`` of ``warm_path_param`` (in the order given).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, D)
+        y : array-like of shape (m,)
+        values : sequence
+            The values of ``warm_path_param``, fitted in this order.
+        stages : sequence of int
+            The values of the estimator's ``path_param`` to keep a model for.
+
+        Returns
+        -------
+        list of dict
+            Per value, ``{stage: fitted estimator}`` with ``warm_path_param`` = the value and
+            ``path_param`` = the stage, ready for ``predict``.
+        """
+        raise NotImplementedError
 
 
 class PrecomputedKernelMixin:

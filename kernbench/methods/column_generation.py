@@ -288,19 +288,30 @@ class ColumnGeneration(IterativeMixin, BaseEstimator):
         return self
 
     def _run(
-        self, master: RestrictedMaster, pricer: Any, ws: WorkingSet, y: np.ndarray, t0: float
+        self,
+        master: RestrictedMaster,
+        pricer: Any,
+        ws: WorkingSet,
+        y: np.ndarray,
+        t0: float,
+        step: MasterStep | None = None,
+        n_iter: int | None = None,
     ) -> tuple[MasterStep, PricingResult | None]:
         """The loop of the module docstring: sets the path, trace and stop attributes and
-        returns the last step and the last pricing."""
+        returns the last step and the last pricing.
+
+        ``step``: the master's state to continue from (default ``master.start()``, the empty
+        working set); ``n_iter``: the iterations at most (default ``max_iter``).
+        """
         coef_path: list[np.ndarray] = []
         intercept_path: list[Any] = []
         trace: dict[str, list] = defaultdict(list)
-        step = master.start()
+        step = master.start() if step is None else step
         priced = None
         stop = "max_iter"
         final_score = float("nan")
         time_cap = self._time_cap()
-        for _ in range(self.max_iter):
+        for _ in range(self.max_iter if n_iter is None else n_iter):
             if pricer is None:
                 stop = "empty_space"
                 break
@@ -317,21 +328,7 @@ class ColumnGeneration(IterativeMixin, BaseEstimator):
             ws.add(priced.picks, priced.columns)
             master.add_columns(priced.picks, priced.columns)
             step = master.solve(ws)
-            coef_path.append(np.array(step.coef, dtype=np.float64, copy=True))
-            intercept_path.append(np.array(step.intercept, dtype=np.float64, copy=True))
-            dec = step.decision
-            if dec is None:
-                dec = self._decision_from_columns(ws.H, step.coef, step.intercept)
-            trace["objective"].append(float(step.objective))
-            trace["gap"].append(float(step.gap))
-            trace["score"].append(float(priced.score))
-            trace["train_error"].append(self._train_error(dec, y))
-            trace["time_s"].append(time.perf_counter() - t0)
-            trace["n_columns"].append(ws.n_columns)
-            trace["solver_iter"].append(int(step.solver_iter))
-            trace["solver_stop_reason"].append(step.solver_stop_reason)
-            for key, value in {**priced.extra, **step.extra}.items():
-                trace[key].append(value)
+            self._record(step, priced, ws, y, t0, coef_path, intercept_path, trace)
             reason = step.stop_reason
             if reason is None and time_cap is not None and trace["time_s"][-1] >= time_cap:
                 reason = "max_time"
@@ -352,6 +349,36 @@ class ColumnGeneration(IterativeMixin, BaseEstimator):
             self.coef_ = np.array(step.coef, dtype=np.float64)
             self.intercept_ = np.array(step.intercept, dtype=np.float64)
         return step, priced
+
+    def _record(
+        self,
+        step: MasterStep,
+        priced: PricingResult | None,
+        ws: WorkingSet,
+        y: np.ndarray,
+        t0: float,
+        coef_path: list[np.ndarray],
+        intercept_path: list[Any],
+        trace: dict[str, list],
+    ) -> None:
+        """Append a solved step to the path and its row to the trace (``priced``: the pricing
+        that added the step's columns, None for columns added without one)."""
+        coef_path.append(np.array(step.coef, dtype=np.float64, copy=True))
+        intercept_path.append(np.array(step.intercept, dtype=np.float64, copy=True))
+        dec = step.decision
+        if dec is None:
+            dec = self._decision_from_columns(ws.H, step.coef, step.intercept)
+        trace["objective"].append(float(step.objective))
+        trace["gap"].append(float(step.gap))
+        trace["score"].append(float(priced.score) if priced is not None else float("nan"))
+        trace["train_error"].append(self._train_error(dec, y))
+        trace["time_s"].append(time.perf_counter() - t0)
+        trace["n_columns"].append(ws.n_columns)
+        trace["solver_iter"].append(int(step.solver_iter))
+        trace["solver_stop_reason"].append(step.solver_stop_reason)
+        extra = {**(priced.extra if priced is not None else {}), **step.extra}
+        for key, value in extra.items():
+            trace[key].append(value)
 
     # ------------------------------------------------------------------ prediction
     def _values(self, X: Any) -> np.ndarray:
