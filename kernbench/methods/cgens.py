@@ -8,13 +8,18 @@ warm-started from the previous α (:class:`kernbench.solvers.linear_svm.Restrict
 
 from __future__ import annotations
 
+import copy
+import time
+from collections import defaultdict
 from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from kernbench.methods.base import WarmPathMixin, generator_from
 from kernbench.methods.column_generation import (
     ColumnGenerationClassifier,
     MasterStep,
@@ -22,15 +27,15 @@ from kernbench.methods.column_generation import (
     WorkingSet,
     weak_learner_space,
 )
-from kernbench.methods.constraints import MAX_BINS_NEEDS_STUMPS
+from kernbench.methods.constraints import MAX_BINS_NEEDS_STUMPS, check_cross_constraints
 from kernbench.methods.registry import register
 from kernbench.solvers.linear_svm import RestrictedLinearSVM
 from kernbench.weak.base import Pick
-from kernbench.weak.stumps import MAX_BINS_LIMIT, StumpSpace
+from kernbench.weak.stumps import MAX_BINS_LIMIT, StumpSpace, feature_usage
 
 
 @register("cgens")
-class CGENS(ColumnGenerationClassifier):
+class CGENS(WarmPathMixin, ColumnGenerationClassifier):
     """CGENS (binary): boosting-like column generation that solves the SVM problem (1).
 
     Parameters
@@ -67,6 +72,10 @@ class CGENS(ColumnGenerationClassifier):
         iterates except its last entry. None: every solve gets the full budget.
     gap_trace : bool, default=True
         With stumps, trace Claim 4.1's gap ½Σ_{j∉𝒲}(Σ_i y_i α_i h_j(x_i))² over the canonical set.
+    warm_path : bool, default=True
+        Model selection fits a grid's values of C along one path per fold
+        (:meth:`fit_warm_path`: ascending C, each fit starting from the previous one's columns
+        and α). False: one cold fit per value of C (``fit`` alone is not affected).
     random_state : int, RandomState or None, default=None
         Seeds the sampled weak learners and the coordinate order.
 
@@ -91,6 +100,7 @@ class CGENS(ColumnGenerationClassifier):
         "solver_max_epochs": [Interval(Integral, 1, None, closed="left")],
         "solver_inner_epochs": [Interval(Integral, 1, None, closed="left"), None],
         "gap_trace": ["boolean"],
+        "warm_path": ["boolean"],
         "random_state": ["random_state"],
     }
     _cross_constraints = (MAX_BINS_NEEDS_STUMPS,)
@@ -111,6 +121,7 @@ class CGENS(ColumnGenerationClassifier):
         solver_max_epochs: int = 1000,
         solver_inner_epochs: int | None = None,
         gap_trace: bool = True,
+        warm_path: bool = True,
         random_state=None,
     ) -> None:
         self.C = C
@@ -125,6 +136,7 @@ class CGENS(ColumnGenerationClassifier):
         self.solver_max_epochs = solver_max_epochs
         self.solver_inner_epochs = solver_inner_epochs
         self.gap_trace = gap_trace
+        self.warm_path = warm_path
         self.random_state = random_state
 
     def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
@@ -147,6 +159,18 @@ class CGENS(ColumnGenerationClassifier):
         rng: np.random.Generator,
         context: Any = None,
     ) -> CGENSMaster:
+        return self._master(X, y, space, ws, rng, self.C / 2.0)  # Alg. 1 line 1: α_i = C/2
+
+    def _master(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        space: Any,
+        ws: WorkingSet,
+        rng: np.random.Generator,
+        alpha0: np.ndarray | float,
+    ) -> CGENSMaster:
+        """The master at this C with the restricted SVM's α starting at ``alpha0``."""
         eps = 1e-6 * self.C * X.shape[0] if self.tol is None else float(self.tol)
         svm = RestrictedLinearSVM(
             y,
@@ -154,7 +178,7 @@ class CGENS(ColumnGenerationClassifier):
             bias_mode=self.bias_mode,
             tol=self.solver_tol,
             max_epochs=self.solver_max_epochs,
-            alpha0=self.C / 2.0,
+            alpha0=alpha0,
             seed=int(rng.integers(2**31 - 1)),
         )
         gap = None
@@ -166,6 +190,127 @@ class CGENS(ColumnGenerationClassifier):
         self, master: CGENSMaster, ws: WorkingSet, last: MasterStep, priced: Any
     ) -> None:
         self.final_objective_ = master.svm.primal_objective()
+
+    # ------------------------------------------------------------------ the path along C
+    def warm_path_active(self) -> bool:
+        """Whether model selection fits the values of C along one path (``warm_path``)."""
+        return bool(self.warm_path)
+
+    def fit_warm_path(
+        self, X: Any, y: Any, values: Sequence[float], stages: Sequence[int]
+    ) -> list[dict[int, CGENS]]:
+        """Fit the values of C in the order given, each fit starting from the previous one.
+
+        The first value is an ordinary fit with ``max_iter`` = max(stages). Each next value C
+        starts from the previous fit: its columns re-enter the working set in their order and
+        the restricted SVM (1) at C is solved, warm-started from the previous α scaled by the
+        ratio of the two values of C, once at every stage below the number of those columns and
+        once over all of them; column generation at C then continues until it converges or the
+        model holds max(stages) columns. Every solve is the optimum of (1) at C over its
+        columns; a fit that converges at C (no column violates (8)) is the optimum over the whole
+        weak-learner space, the model a cold fit at C converges to. A stage below the number of
+        reused columns is the SVM at C over the first ``stage`` columns of the previous fit
+        (a cold fit would have chosen its own).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, D)
+        y : array-like of shape (m,)
+        values : sequence of float
+            Values of C (ascending: the cheapest path first, and each fit's columns a good
+            start for a less regularised one).
+        stages : sequence of int
+            Values of ``max_iter`` to keep a model for.
+
+        Returns
+        -------
+        list of dict
+            Per value of C, ``{stage: fitted CGENS}``: the model with at most ``stage`` columns
+            (params ``C`` and ``max_iter`` = the stage; ``coef_path_`` and ``trace_`` hold one
+            entry per restricted solve made at that C).
+        """
+        stages = sorted({int(t) for t in stages})
+        fit = clone(self).set_params(C=values[0], max_iter=stages[-1]).fit(X, y)
+        out = [{t: fit._stage(t) for t in stages}]
+        for C in values[1:]:
+            fit = clone(self).set_params(C=C, max_iter=stages[-1])._fit_from(X, y, fit, stages)
+            out.append({t: fit._stage(t) for t in stages})
+        return out
+
+    def _fit_from(self, X: Any, y: Any, prev: CGENS, stages: list[int]) -> CGENS:
+        """The fit at this C starting from ``prev``, a fit on the same (X, y) at another C (see
+        :meth:`fit_warm_path`)."""
+        check_cross_constraints(self)
+        X, y, y_enc = self._prepare_targets(X, y)
+        rng = generator_from(self.random_state)
+        t0 = time.perf_counter()
+        space = self._make_space(X, rng)
+        ws = self._make_working_set(X.shape[0], space)
+        alpha0 = np.clip(prev.dual_coef_ * (self.C / prev.C), 0.0, self.C)
+        master = self._master(X, y_enc, space, ws, rng, alpha0)
+        H = prev._learner_matrix(X)
+        n_prev = H.shape[1]
+        coef_path: list[np.ndarray] = []
+        intercept_path: list[Any] = []
+        trace: dict[str, list] = defaultdict(list)
+        step = master.resume()
+        for end in [t for t in stages if t < n_prev] + [n_prev]:
+            if end <= ws.n_columns:
+                continue
+            picks = [Pick(prev.learners_[j], H[:, j], 0.0) for j in range(ws.n_columns, end)]
+            ws.add(picks, [0] * len(picks))
+            master.add_columns(picks, [0] * len(picks))
+            step = master.solve(ws)
+            if not step.exact:  # a scored model: solved to tolerance
+                step = master.complete(ws)
+            self._record(step, None, ws, y, t0, coef_path, intercept_path, trace)
+        priced = None
+        if ws.n_columns < self.max_iter:  # column generation at this C goes on
+            pricer = self._make_pricer(space, master, rng) if space is not None else None
+            step, priced = self._run(
+                master, pricer, ws, y, t0, step=step, n_iter=self.max_iter - ws.n_columns
+            )
+            coef_path += self.coef_path_
+            intercept_path += self.intercept_path_
+            for key, values in self.trace_.items():
+                trace[key] += values
+        else:
+            self.stop_reason_ = "max_iter"
+            self.final_score_ = float("nan")
+        self.coef_path_, self.intercept_path_ = coef_path, intercept_path
+        self.trace_ = dict(trace)
+        self.n_iter_ = len(coef_path)
+        if coef_path:
+            self.coef_, self.intercept_ = coef_path[-1], intercept_path[-1]
+        self.learners_ = ws.learners
+        self.model_size_ = len(ws.learners)
+        self.feature_usage_ = feature_usage(ws.learners, X.shape[1])
+        self.fit_time_ = time.perf_counter() - t0
+        self.dual_coef_ = step.dual_coef
+        self._finish_fit(master, ws, step, priced)
+        return self
+
+    def _stage(self, stage: int) -> CGENS:
+        """This fit with at most ``stage`` columns: its path cut after the last solve with at
+        most that many (the fit itself when every solve has)."""
+        n_columns = self.trace_.get("n_columns", [])
+        k = int(np.searchsorted(n_columns, stage, side="right"))
+        snap = copy.copy(self)
+        snap.max_iter = stage
+        if k == len(n_columns) or k == 0:
+            return snap
+        J = n_columns[k - 1]
+        snap.coef_path_, snap.intercept_path_ = self.coef_path_[:k], self.intercept_path_[:k]
+        snap.coef_, snap.intercept_ = snap.coef_path_[-1], snap.intercept_path_[-1]
+        snap.trace_ = {key: values[:k] for key, values in self.trace_.items()}
+        snap.n_iter_ = k
+        snap.stop_reason_ = "max_iter"
+        snap.learners_ = self.learners_[:J]
+        snap.model_size_ = J
+        snap.feature_usage_ = feature_usage(snap.learners_, self.n_features_in_)
+        snap.final_objective_ = snap.trace_["objective"][-1]
+        del snap.dual_coef_  # α of the whole fit, not of this stage
+        return snap
 
 
 class CGENSMaster:
@@ -207,6 +352,10 @@ class CGENSMaster:
     def start(self) -> MasterStep:
         alpha = np.full(self.y.size, self.C / 2.0)  # Alg. 1 line 1: α_i = const = C/2
         return self._step(float("nan"), alpha, exact=True)
+
+    def resume(self) -> MasterStep:
+        """The state at the restricted SVM's current α (a master started from another α)."""
+        return self._step(float("nan"), self.svm.alpha, exact=True)
 
     def add_columns(self, picks: Sequence[Pick], columns: Sequence[int]) -> None:
         self.svm.add_columns(np.column_stack([p.column for p in picks]))

@@ -222,3 +222,77 @@ def test_binned_stump_search_picks_only_binned_thresholds():
     assert np.mean(est.predict(X) == y) > 0.85
     with pytest.raises(ValueError, match="stump"):
         CGENS(weak_learner="perceptron", max_bins=8).fit(X, y)
+
+
+def _restricted_svm(H, y, C):
+    """The SVM (1) at C over the columns H, by cvxpy (independent): its optimal value."""
+    if H.shape[1] == 0:
+        H = np.zeros((H.shape[0], 1))
+    return _full_svm(H, y, C)[0]
+
+
+def test_warm_path_first_value_is_the_cold_fit_cut_at_each_stage():
+    X, y = _toy(seed=4, m=80)
+    stages = [3, 8, 20]
+    fits = CGENS(random_state=0).fit_warm_path(X, y, [0.5, 2.0], stages)
+    for t in stages:
+        cold = CGENS(C=0.5, max_iter=t, random_state=0).fit(X, y)
+        snap = fits[0][t]
+        assert snap.get_params()["C"] == 0.5 and snap.max_iter == t
+        assert snap.model_size_ == cold.model_size_
+        np.testing.assert_array_equal(snap.decision_function(X), cold.decision_function(X))
+        np.testing.assert_array_equal(snap.predict(X), cold.predict(X))
+
+
+def test_warm_path_solves_are_the_restricted_optima_at_each_c():
+    """Every model of the path at C > first is the optimum of (1) at C over its columns."""
+    X, y = _toy(seed=5, m=70)
+    fits = CGENS(solver_tol=1e-9, solver_max_epochs=10**5, random_state=0).fit_warm_path(
+        X, y, [0.1, 1.0, 10.0], [4, 10, 25]
+    )
+    for C, by_stage in zip([1.0, 10.0], fits[1:]):
+        for t, snap in by_stage.items():
+            ys = np.where(y == snap.classes_[1], 1.0, -1.0)
+            H = snap._learner_matrix(X)
+            assert H.shape[1] <= t
+            ref = _restricted_svm(H, ys, C)
+            assert snap.trace_["objective"][-1] == pytest.approx(ref, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("bias_mode", ["exact", "liblinear"])
+def test_warm_path_converged_fits_equal_cold_fits(bias_mode):
+    """Where column generation converges, the path's model at each C is the cold fit's (the
+    optimum of (1) over the whole stump space, checked against cvxpy for the exact bias): the
+    same decision values up to solver tolerance, the same labels."""
+    X, y = _toy(seed=1, m=60)
+    tight = dict(tol=1e-10, solver_tol=1e-11, solver_max_epochs=10**6, bias_mode=bias_mode)
+    Cs = [0.1, 1.0, 10.0]
+    fits = CGENS(**tight).fit_warm_path(X, y, Cs, [2000])
+    Xt = np.random.default_rng(9).normal(size=(200, 3))
+    for C, by_stage in zip(Cs, fits):
+        warm = by_stage[2000]
+        cold = CGENS(C=C, max_iter=2000, **tight).fit(X, y)
+        full = {"converged", "exhausted"}  # no column violated, or every column in
+        assert warm.stop_reason_ in full and cold.stop_reason_ in full
+        assert warm.trace_["objective"][-1] == pytest.approx(cold.trace_["objective"][-1], rel=1e-7)
+        np.testing.assert_allclose(warm.decision_function(X), cold.decision_function(X), atol=1e-5)
+        if bias_mode == "exact":
+            H_full, _ = StumpSpace(X, include_constant=False).full_matrix()
+            ys = np.where(y == cold.classes_[1], 1.0, -1.0)
+            ref, _ = _full_svm(H_full, ys, C)
+            assert warm.trace_["objective"][-1] == pytest.approx(ref, rel=1e-6)
+        # the test points' labels: equal where the decision is not within tolerance of 0
+        dw, dc = warm.decision_function(Xt), cold.decision_function(Xt)
+        clear = np.abs(dc) > 1e-4
+        np.testing.assert_array_equal(np.sign(dw[clear]), np.sign(dc[clear]))
+
+
+def test_warm_path_reuses_the_previous_columns_in_order():
+    X, y = _toy(seed=2, m=80)
+    fits = CGENS(random_state=0).fit_warm_path(X, y, [0.1, 1.0], [5, 15])
+    first, second = fits[0][15], fits[1][15]
+    assert second.learners_[: first.model_size_] == first.learners_
+    assert fits[1][5].learners_ == first.learners_[:5]
+    assert second.trace_["n_columns"][:2] == [5, 15]
+    assert len(second.coef_path_) == second.n_iter_ == len(second.trace_["objective"])
+    assert not hasattr(fits[1][5], "dual_coef_")  # α belongs to the whole fit
