@@ -5,6 +5,10 @@ Two savings make a grid cheap without knowing any method's internals:
 * an estimator with :class:`~kernbench.methods.base.IterativeMixin` is fitted ONCE per fold and
   per setting of the other parameters, with the largest value of its ``path_param``; every smaller
   value is scored from ``staged_decision_function`` along that one path;
+* an estimator with :class:`~kernbench.methods.base.WarmPathMixin` (while its switch is on)
+  fits the grid's values of its ``warm_path_param`` for one fold along ONE warm-started path
+  (``fit_warm_path``, values ascending), with a model per value of its ``path_param``; the refit
+  runs the same path up to the chosen value, so the tested model is the one that was scored;
 * an estimator with :class:`~kernbench.methods.base.PrecomputedKernelMixin` gets its base matrix
   computed ONCE (rows: the realisation's training and test points; columns: its training points);
   every grid point and fold slices it.
@@ -30,7 +34,7 @@ import numpy as np
 from sklearn.base import clone, is_regressor
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from kernbench.methods.base import IterativeMixin, PrecomputedKernelMixin
+from kernbench.methods.base import IterativeMixin, PrecomputedKernelMixin, WarmPathMixin
 
 
 @dataclass
@@ -204,13 +208,17 @@ def select_fit_score(
     iterative = isinstance(estimator, IterativeMixin)
     metric, loss = _loss(estimator)
     path = type(estimator).path_param if iterative and type(estimator).path_param in grid else None
+    warm = _warm_param(estimator, grid)
+    if warm is not None:
+        return _select_warm(
+            estimator, grid, warm, path, X_train, y_train, X_test, y_test,
+            cv_folds=cv_folds, stratify=stratify, cv_seed=cv_seed, trace=trace, probe=probe,
+        )  # fmt: skip
     points = _grid_points(grid, path)
     path_values = [int(v) for v in grid[path]] if path else []
     n_candidates = len(points) * max(1, len(path_values))
     data = _Data(estimator, X_train, X_test)
-    m = X_train.shape[0]
-    train_rows = np.arange(m)
-    test_rows = np.arange(m, m + X_test.shape[0])
+    train_rows = np.arange(X_train.shape[0])
 
     t0 = time.perf_counter()
     cv_table: list[dict[str, Any]] = []
@@ -248,6 +256,33 @@ def select_fit_score(
     t1 = time.perf_counter()
     data.fit(final, train_rows, y_train)
     fit_time = time.perf_counter() - t1
+    return _outcome(
+        final, best, data, cv_table, select_time, fit_time, X_train, y_train, X_test, y_test,
+        trace=trace, probe=probe,
+    )  # fmt: skip
+
+
+def _outcome(
+    final: Any,
+    best: dict[str, Any],
+    data: _Data,
+    cv_table: list[dict[str, Any]],
+    select_time: float,
+    fit_time: float,
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    X_test: np.ndarray,
+    y_test: np.ndarray,
+    *,
+    trace: bool,
+    probe: np.ndarray | None,
+) -> Outcome:
+    """Test the refitted ``final`` and collect the :class:`Outcome`."""
+    metric, loss = _loss(final)
+    iterative = isinstance(final, IterativeMixin)
+    m = X_train.shape[0]
+    train_rows = np.arange(m)
+    test_rows = np.arange(m, m + X_test.shape[0])
     t2 = time.perf_counter()
     test_pred = data.predict(final, train_rows, test_rows) if test_rows.size else np.array([])
     predict_time = time.perf_counter() - t2
@@ -273,6 +308,85 @@ def select_fit_score(
     usage = getattr(final, "feature_usage_", None)  # stump ensembles: Fig. 5 of Shen & Liu
     if usage is not None:
         outcome.extra["feature_usage"] = [float(v) for v in usage]
+    return outcome
+
+
+def _warm_param(estimator: Any, grid: dict[str, list[Any]]) -> str | None:
+    """The estimator's warm-path parameter when the grid has several values of it and the
+    estimator's switch is on, else None."""
+    if not isinstance(estimator, WarmPathMixin) or not estimator.warm_path_active():
+        return None
+    name = type(estimator).warm_path_param
+    return name if len(grid.get(name, [])) > 1 else None
+
+
+def _select_warm(
+    estimator: Any,
+    grid: dict[str, list[Any]],
+    warm: str,
+    path: str | None,
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    X_test: np.ndarray,
+    y_test: np.ndarray,
+    *,
+    cv_folds: int,
+    stratify: bool,
+    cv_seed: int,
+    trace: bool,
+    probe: np.ndarray | None,
+) -> Outcome:
+    """:func:`select_fit_score` for a warm-path estimator: per setting of the other parameters
+    and per fold, one ``fit_warm_path`` over the values of ``warm`` (ascending), scored at every
+    value of ``path``; the refit runs the path up to the chosen value."""
+    metric, loss = _loss(estimator)
+    values = sorted(grid[warm])
+    points = _grid_points({n: v for n, v in grid.items() if n != path}, warm)
+    if path:
+        stages = [int(v) for v in grid[path]]
+    else:
+        stages = [int(estimator.get_params()[type(estimator).path_param])]
+    data = _Data(estimator, X_train, X_test)
+    t0 = time.perf_counter()
+    cv_table: list[dict[str, Any]] = []
+    if cv_folds > 1:
+        folds = _folds(y_train, cv_folds, stratify and metric == "error", cv_seed)
+        for point in points:
+            fold_errors: dict[tuple[Any, int], list[float]] = {}
+            for tr, va in folds:
+                est = clone(estimator).set_params(**point)
+                fits = est.fit_warm_path(X_train[tr], y_train[tr], values, stages)
+                for value, by_stage in zip(values, fits):
+                    for stage, model in by_stage.items():
+                        err = loss(model.predict(X_train[va]), y_train[va])
+                        fold_errors.setdefault((value, stage), []).append(err)
+            for (value, stage), errs in fold_errors.items():
+                full = {warm: value, **point}
+                if path:
+                    full = {path: stage, **full}
+                cv_table.append(
+                    {"params": full, "mean_error": float(np.mean(errs)), "fold_errors": errs}
+                )
+        best = min(
+            cv_table,
+            key=lambda r: (round(r["mean_error"], 12), _simplicity_key(r["params"], grid, path)),
+        )["params"]
+    else:
+        best = {warm: values[0], **(points[0] if points else {})}
+        if path:
+            best[path] = stages[0]
+    select_time = time.perf_counter() - t0
+    est = clone(estimator).set_params(**{k: v for k, v in best.items() if k not in (warm, path)})
+    stage = int(best[path]) if path else stages[0]
+    t1 = time.perf_counter()
+    upto = values[: values.index(best[warm]) + 1]
+    final = est.fit_warm_path(X_train, y_train, upto, [stage])[-1][stage]
+    fit_time = time.perf_counter() - t1
+    outcome = _outcome(
+        final, best, data, cv_table, select_time, fit_time, X_train, y_train, X_test, y_test,
+        trace=trace, probe=probe,
+    )  # fmt: skip
+    outcome.extra["warm_path"] = {warm: list(upto)}
     return outcome
 
 

@@ -92,3 +92,46 @@ def test_path_scoring_equals_separate_fits(data):
     assert len(out.trace["test_error"]) == t
     final = AdaBoost(n_estimators=t).fit(X, y)
     assert out.trace["test_error"][-1] == pytest.approx(np.mean(final.predict(Xt) != yt))
+
+
+def test_warm_path_selection_scores_the_path_and_refits_along_it(data):
+    from kernbench.methods.cgens import CGENS
+
+    X, y, Xt, yt = data
+    X, y = X[:90], y[:90]
+    grid = {"C": [1.0, 0.1], "max_iter": [3, 10]}
+    est = CGENS(random_state=0)
+    out = select_fit_score(est, grid, X, y, Xt, yt, cv_folds=3, cv_seed=2)
+    folds = list(StratifiedKFold(n_splits=3, shuffle=True, random_state=2).split(X, y))
+    naive: dict[tuple, list[float]] = {}
+    for tr, va in folds:
+        fits = CGENS(random_state=0).fit_warm_path(X[tr], y[tr], [0.1, 1.0], [3, 10])
+        for C, by_stage in zip([0.1, 1.0], fits):
+            for t, model in by_stage.items():
+                err = float(np.mean(model.predict(X[va]) != y[va]))
+                naive.setdefault((("C", C), ("max_iter", t)), []).append(err)
+    ours = {tuple(sorted(r["params"].items())): r["mean_error"] for r in out.cv}
+    assert ours == pytest.approx({k: np.mean(v) for k, v in naive.items()}, abs=1e-12)
+    best = out.params
+    assert out.extra["warm_path"] == {"C": [c for c in [0.1, 1.0] if c <= best["C"]]}
+    upto = out.extra["warm_path"]["C"]
+    final = CGENS(random_state=0).fit_warm_path(X, y, upto, [best["max_iter"]])[-1]
+    final = final[best["max_iter"]]
+    assert out.test_error == pytest.approx(np.mean(final.predict(Xt) != yt))
+
+
+def test_warm_path_switched_off_fits_each_value_cold(data):
+    from kernbench.methods.cgens import CGENS
+
+    X, y, Xt, yt = data
+    X, y = X[:90], y[:90]
+    grid = {"C": [0.1, 1.0], "max_iter": [3, 10]}
+    out = select_fit_score(
+        CGENS(random_state=0, warm_path=False), grid, X, y, Xt, yt, cv_folds=3, cv_seed=2
+    )
+    assert "warm_path" not in out.extra
+    folds = list(StratifiedKFold(n_splits=3, shuffle=True, random_state=2).split(X, y))
+    points = [{"C": c, "max_iter": t} for c in grid["C"] for t in grid["max_iter"]]
+    naive = _naive_cv(lambda **p: CGENS(random_state=0, **p), points, X, y, folds)
+    ours = {tuple(sorted(r["params"].items())): r["mean_error"] for r in out.cv}
+    assert ours == pytest.approx(naive, abs=1e-12)
