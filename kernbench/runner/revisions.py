@@ -73,6 +73,10 @@ def _cgens_exact_bias(params: Params, grid: Grid) -> bool:
     return "exact" in _values(params, grid, "bias_mode", "exact")
 
 
+def _cgens_warm_path(params: Params, grid: Grid) -> bool:
+    return len(grid.get("C", [])) > 1 and True in _values(params, grid, "warm_path", True)
+
+
 def _lpboost_c_form(params: Params, grid: Grid) -> bool:
     return any(c is not None for c in _values(params, grid, "C", None))
 
@@ -120,6 +124,11 @@ REVISIONS: dict[str, MethodNumerics] = {
                 3,
                 "the exact-bias SMO shrinks its active set every 20 pair updates (LIBSVM's)",
                 _cgens_exact_bias,
+            ),
+            Revision(
+                4,
+                "model selection fits a grid's values of C along one warm-started path per fold",
+                _cgens_warm_path,
             ),
         ),
         digest="d0b7a7314f46076f",
