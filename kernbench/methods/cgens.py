@@ -159,19 +159,15 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
         rng: np.random.Generator,
         context: Any = None,
     ) -> CGENSMaster:
-        return self._master(X, y, space, ws, rng, self.C / 2.0)  # Alg. 1 line 1: α_i = C/2
+        return self._master(y, (space, ws, rng), self.C / 2.0)  # Alg. 1 line 1: α_i = C/2
 
     def _master(
-        self,
-        X: np.ndarray,
-        y: np.ndarray,
-        space: Any,
-        ws: WorkingSet,
-        rng: np.random.Generator,
-        alpha0: np.ndarray | float,
+        self, y: np.ndarray, parts: tuple[Any, WorkingSet, np.random.Generator], alpha0: Any
     ) -> CGENSMaster:
-        """The master at this C with the restricted SVM's α starting at ``alpha0``."""
-        eps = 1e-6 * self.C * X.shape[0] if self.tol is None else float(self.tol)
+        """The master at this C on the ±1 labels ``y``, with ``parts`` = (space, working set,
+        generator) and the restricted SVM's α starting at ``alpha0`` (a float or per point)."""
+        space, ws, rng = parts
+        eps = 1e-6 * self.C * y.shape[0] if self.tol is None else float(self.tol)
         svm = RestrictedLinearSVM(
             y,
             self.C,
@@ -247,7 +243,7 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
         space = self._make_space(X, rng)
         ws = self._make_working_set(X.shape[0], space)
         alpha0 = np.clip(prev.dual_coef_ * (self.C / prev.C), 0.0, self.C)
-        master = self._master(X, y_enc, space, ws, rng, alpha0)
+        master = self._master(y_enc, (space, ws, rng), alpha0)
         H = prev._learner_matrix(X)
         n_prev = H.shape[1]
         coef_path: list[np.ndarray] = []

@@ -88,6 +88,19 @@ def _simplicity_key(point: dict[str, Any], grid: dict[str, list[Any]], path: str
     return tuple(key)
 
 
+def _cv_row(params: dict[str, Any], fold_errors: list[float]) -> dict[str, Any]:
+    """A row of the CV table: the grid point, its mean error and its fold errors."""
+    return {"params": params, "mean_error": float(np.mean(fold_errors)), "fold_errors": fold_errors}
+
+
+def _best(cv_table: list[dict[str, Any]], grid: dict[str, list[Any]], path: str | None):
+    """The grid point of least mean CV error, ties to the simpler model."""
+    return min(
+        cv_table,
+        key=lambda r: (round(r["mean_error"], 12), _simplicity_key(r["params"], grid, path)),
+    )["params"]
+
+
 class _Data:
     """Training/test arrays plus an optional shared base kernel matrix (train ∪ test) × train."""
 
@@ -239,13 +252,8 @@ def select_fit_score(
                     fold_errors.setdefault(None, []).append(loss(pred, y_train[va]))
             for v, errs in fold_errors.items():
                 full = dict(point) if v is None else {path: v, **point}
-                cv_table.append(
-                    {"params": full, "mean_error": float(np.mean(errs)), "fold_errors": errs}
-                )
-        best = min(
-            cv_table,
-            key=lambda r: (round(r["mean_error"], 12), _simplicity_key(r["params"], grid, path)),
-        )["params"]
+                cv_table.append(_cv_row(full, errs))
+        best = _best(cv_table, grid, path)
     else:
         best = dict(points[0]) if points else {}
         if path:
@@ -364,13 +372,8 @@ def _select_warm(
                 full = {warm: value, **point}
                 if path:
                     full = {path: stage, **full}
-                cv_table.append(
-                    {"params": full, "mean_error": float(np.mean(errs)), "fold_errors": errs}
-                )
-        best = min(
-            cv_table,
-            key=lambda r: (round(r["mean_error"], 12), _simplicity_key(r["params"], grid, path)),
-        )["params"]
+                cv_table.append(_cv_row(full, errs))
+        best = _best(cv_table, grid, path)
     else:
         best = {warm: values[0], **(points[0] if points else {})}
         if path:
