@@ -1,7 +1,8 @@
 """Raw-format parsers: UCI comma/space separated, KEEL ``.dat``, IDA ``.asc`` split files, LIBSVM.
 
-Compressed files (``.gz``, ``.bz2``, single-member ``.zip``) are read transparently. A malformed
-line raises :class:`~kernbench.errors.DataError` naming the file and the 1-based line number.
+Compressed files (``.gz``, ``.bz2``, unix ``compress`` ``.Z``, single-member ``.zip``) are read
+transparently. A malformed line raises :class:`~kernbench.errors.DataError` naming the file and
+the 1-based line number.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kernbench.datasets import lzw
 from kernbench.errors import DataError
 
 __all__ = [
@@ -50,7 +52,8 @@ class Table:
 
 
 def read_bytes(path: str | Path) -> bytes:
-    """The decompressed content of ``path`` (by suffix: ``.gz``, ``.bz2``, ``.zip``, else raw)."""
+    """The decompressed content of ``path`` (by suffix: ``.gz``, ``.bz2``, ``.Z``, ``.zip``, else
+    raw)."""
     path = Path(path)
     data = path.read_bytes()
     try:
@@ -58,6 +61,8 @@ def read_bytes(path: str | Path) -> bytes:
             return gzip.decompress(data)
         if path.suffix == ".bz2":
             return bz2.decompress(data)
+        if path.suffix == ".Z":
+            return lzw.decompress(data)
         if path.suffix == ".zip":
             with zipfile.ZipFile(io.BytesIO(data)) as z:
                 names = [n for n in z.namelist() if not n.endswith("/")]
@@ -66,7 +71,7 @@ def read_bytes(path: str | Path) -> bytes:
                         f"{path}: expected one member in the zip file, found {len(names)}"
                     )
                 return z.read(names[0])
-    except (OSError, EOFError, zipfile.BadZipFile) as exc:
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:
         raise DataError(f"{path}: cannot decompress ({exc})") from exc
     return data
 

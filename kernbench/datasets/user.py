@@ -79,7 +79,7 @@ def _format_of(ck: _Checker, d: Mapping[str, Any], file: Path, path: str) -> str
     if d.get("format") is not None:
         return ck.choice(d["format"], f"{path}.format", _FORMATS)
     stem = file.name
-    for compressed in (".gz", ".bz2", ".zip"):
+    for compressed in (".gz", ".bz2", ".Z", ".zip"):
         stem = stem.removesuffix(compressed)
     fmt = _SUFFIX_FORMATS.get(Path(stem).suffix.lower())
     if fmt is None:

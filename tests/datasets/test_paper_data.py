@@ -21,6 +21,8 @@ from typer.testing import CliRunner
 from kernbench.cli import app
 from kernbench.datasets import get_dataset, load_pool
 from kernbench.datasets.catalog import register_entry
+from kernbench.datasets.recipes import clear_caches
+from kernbench.errors import DataError
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBSVM = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/"
@@ -36,7 +38,9 @@ PAPER_DATA = {
     "libsvm-splice": ["libsvm/splice", "libsvm/splice.t"],
     "libsvm-liver-disorders-scale": ["libsvm/liver-disorders_scale"],
     "libsvm-ionosphere-scale": ["libsvm/ionosphere_scale"],
+    "isolet": ["isolet/isolet1+2+3+4.data.Z", "isolet/isolet5.data.Z"],
 }
+UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases/"
 
 
 @pytest.mark.parametrize("name", list(PAPER_DATA))
@@ -46,8 +50,11 @@ def test_paper_data_catalogued_with_sources_and_only_published_checksums(name):
     assert [f.path for f in entry.files] == PAPER_DATA[name]
     for f in entry.files:
         assert f.sources and f.sources[0]["url"].startswith("https://")
-        if name != "covtype":  # LIBSVM publishes no checksums: none is recorded
-            assert f.sources[0]["url"].startswith(LIBSVM)
+        if name != "covtype":  # LIBSVM and UCI publish no checksums: none is recorded
+            if name == "isolet":
+                assert f.sources[0]["url"] == UCI + f.path
+            else:
+                assert f.sources[0]["url"].startswith(LIBSVM)
             assert f.sha256 is None
 
 
@@ -135,6 +142,37 @@ def test_covtype_gzip_csv_loads_through_its_recipe(cache):
     np.testing.assert_allclose(pool.X, X)
     names = np.asarray(pool.class_names)
     assert [str(v) for v in names[pool.y]] == [str(v) for v in y]
+
+
+def test_isolet_z_files_pool_with_the_standard_partition(cache, compress_z):
+    """ISOLET's format: two unix-compressed CSV files, 617 values written ``-0.4394, ...`` and the
+    letter number ``7.`` last; the first file is the standard training part."""
+    clear_caches()
+    rng = np.random.default_rng(3)
+    X = np.round(rng.uniform(-1, 1, (9, 617)), 4)
+    y = rng.integers(1, 27, 9)
+    lines = [", ".join(f"{v:.4g}" for v in row) + f", {label}." for row, label in zip(X, y)]
+    _write(cache, "isolet/isolet1+2+3+4.data.Z", compress_z("\n".join(lines[:6]).encode() + b"\n"))
+    _write(cache, "isolet/isolet5.data.Z", compress_z("\n".join(lines[6:]).encode() + b"\n"))
+    pool = load_pool("isolet")
+    np.testing.assert_allclose(pool.X, X)
+    assert list(pool.train_mask) == [True] * 6 + [False] * 3
+    names = np.asarray(pool.class_names)
+    assert [float(v) for v in names[pool.y]] == [float(v) for v in y]
+
+
+def test_a_cut_isolet_file_is_one_line_naming_it(cache, compress_z):
+    """A file one byte short, ending inside a code (here a 13-bit one), fails on one line."""
+    clear_caches()  # load_pool remembers pools by name
+    rng = np.random.default_rng(4)
+    text = rng.integers(0, 256, 5000, dtype=np.uint8).tobytes()
+    _write(cache, "isolet/isolet1+2+3+4.data.Z", compress_z(text, max_bits=16)[:-1])
+    _write(cache, "isolet/isolet5.data.Z", compress_z(b"0.5, 1.\n"))
+    with pytest.raises(DataError) as err:
+        load_pool("isolet")
+    message = str(err.value)
+    assert "isolet1+2+3+4.data.Z: cannot decompress (truncated .Z data" in message
+    assert "\n" not in message
 
 
 @pytest.mark.parametrize(

@@ -119,6 +119,24 @@ def test_csv_with_header_string_labels_and_positive(tmp_path):
         np.testing.assert_array_equal(yp, np.where(Xp[:, 0] > 0, 1, -1))
 
 
+def test_unix_compressed_csv_reads_like_the_plain_file(tmp_path, compress_z):
+    labels = np.where(Y > 0, "sick", "well")
+    plain = write_csv(tmp_path / "d.csv", labels)
+    (tmp_path / "z.csv.Z").write_bytes(compress_z(plain.read_bytes()))
+    datasets = [
+        {"name": "mine-plain", "file": "d.csv", "positive": "sick"},
+        {"name": "mine-z", "file": "z.csv.Z", "positive": "sick"},
+    ]
+    load_spec(write_spec(tmp_path, datasets))
+    pools = []
+    for name in ("mine-plain", "mine-z"):  # the split seed follows the name: compare sorted pools
+        r = make_realisation(name, {}, PROTOCOL, 0, seed=3)
+        pool = np.c_[np.vstack([r.X_train, r.X_test]), np.r_[r.y_train, r.y_test]]
+        pools.append(pool[np.lexsort(pool.T[::-1])])
+    np.testing.assert_array_equal(pools[0], pools[1])
+    assert len(pools[1]) == len(Y)
+
+
 MULTICLASS = {"MH": {"estimator": "adaboost_mh", "params": {"n_estimators": 5}}}
 
 
