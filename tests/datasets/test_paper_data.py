@@ -39,6 +39,7 @@ PAPER_DATA = {
     "libsvm-liver-disorders-scale": ["libsvm/liver-disorders_scale"],
     "libsvm-ionosphere-scale": ["libsvm/ionosphere_scale"],
     "isolet": ["isolet/isolet1+2+3+4.data.Z", "isolet/isolet5.data.Z"],
+    "dna": ["libsvm/dna.scale", "libsvm/dna.scale.t"],
 }
 UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases/"
 
@@ -180,6 +181,12 @@ def test_a_cut_isolet_file_is_one_line_naming_it(cache, compress_z):
     [
         ("exrm_table1_paper_data.yaml", ["libsvm/german.numer_scale", "libsvm/splice.t"]),
         ("cgboost_table3_4_paper_data.yaml", ["covtype/covtype.data.gz", "libsvm/mnist.t.bz2"]),
+        ("cgens_table3_paper_data.yaml", ["libsvm/dna.scale.t", "libsvm/usps.bz2"]),
+        ("cgens_fig2_paper_data.yaml", ["libsvm/mnist.bz2", "libsvm/mnist.t.bz2"]),
+        (
+            "multiboost_cw_paper_data.yaml",
+            ["isolet/isolet1+2+3+4.data.Z", "isolet/isolet5.data.Z", "libsvm/usps.t.bz2"],
+        ),
     ],
 )
 def test_paper_data_variants_validate_offline_naming_missing_files(spec, files, cache):
@@ -196,6 +203,41 @@ def test_paper_data_variants_validate_offline_naming_missing_files(spec, files, 
         runner.invoke(app, ["validate", "--no-data", str(ROOT / "experiments" / spec)]).exit_code
         == 0
     )
+
+
+def test_mnist_rows_train_on_1000_per_class_of_the_training_file_and_test_on_the_test_file(
+    cache,
+):
+    """CGENS Table III and MultiBoost_cw Fig. 2: "we randomly sample 1000 examples from each class
+    for training and use the original test set" -- predefined split, then per-class sampling of
+    its training part (here 2 per class of a generated 12/5 pair)."""
+    from kernbench.datasets import make_realisation
+    from kernbench.spec import load_spec
+    from kernbench.spec_types import Protocol
+
+    for spec in ("cgens_table3_paper_data.yaml", "multiboost_cw_paper_data.yaml"):
+        loaded = load_spec(ROOT / "experiments" / spec)
+        (mnist,) = [d for d in loaded.datasets if d.name == "mnist"]
+        protocol = mnist.protocol
+        assert (protocol.realisations, protocol.per_class, protocol.n_realisations) == (
+            "predefined",
+            1000,
+            5,
+        )
+    clear_caches()
+    rng = np.random.default_rng(5)
+    Xtr, ytr = np.round(rng.uniform(0, 1, (12, 6)), 3), np.repeat([0, 1, 2], 4)
+    Xte, yte = np.round(rng.uniform(0, 1, (5, 6)), 3), np.array([0, 1, 2, 0, 1])
+    _write(cache, "libsvm/mnist.bz2", bz2.compress(_libsvm_lines(Xtr, ytr)))
+    _write(cache, "libsvm/mnist.t.bz2", bz2.compress(_libsvm_lines(Xte, yte)))
+    protocol = Protocol(realisations="predefined", per_class=2, n_realisations=5)
+    draws = [make_realisation("mnist", {}, protocol, k, seed=0) for k in range(5)]
+    for r in draws:
+        np.testing.assert_allclose(r.X_test, Xte)  # the whole test file, every time
+        assert np.bincount(r.y_train).tolist() == [2, 2, 2]
+        rows = {tuple(x) for x in r.X_train}
+        assert rows <= {tuple(x) for x in Xtr}  # from the training file only
+    assert len({tuple(map(tuple, r.X_train)) for r in draws}) > 1  # a fresh sample per run
 
 
 def test_unverified_files_enter_the_cell_identity_by_their_content(cache):
