@@ -1,4 +1,5 @@
-"""The Lin & Li experiment specs (experiments/lin_li_table{1,2}.yaml) and their data protocol."""
+"""The Lin & Li experiment specs (experiments/lin_li_table{1,2}.yaml, the scaled AB-Perc check) and
+their data protocol."""
 
 from __future__ import annotations
 
@@ -135,3 +136,27 @@ def test_uci_sets_split_60_40(monkeypatch):
         r = make_realisation("sonar", {}, spec.protocol, index, seed=0)
         n = r.y_train.size + r.y_test.size
         assert n == 208 and abs(r.y_train.size - 0.6 * n) < 1  # 124 / 84
+
+
+def test_scaled_check_reruns_table1_ab_perc_on_the_generated_rows_scaled():
+    """experiments/lin_li_table1_scaled.yaml (the AB-Perc ringnorm note of docs/papers/lin_li.md):
+    Table I's six generated rows and AB-Perc columns, the same samples, scaled to [-1, 1]."""
+    base = load_spec(SPECS[1])
+    check = load_spec(ROOT / "experiments" / "lin_li_table1_scaled.yaml")
+    assert [d.label for d in check.datasets] == DATASETS[:6]
+    base_methods = {m.label: m for m in base.methods}
+    assert {m.label for m in check.methods} == {"AB-Perc-T100", "AB-Perc-T1000"}
+    for m in check.methods:
+        assert (m.estimator, m.params) == (
+            base_methods[m.label].estimator,
+            base_methods[m.label].params,
+        )
+    for d_base, d in zip(base.datasets[:6], check.datasets, strict=True):
+        assert (d_base.name, d_base.options) == (d.name, d.options)
+        assert d_base.protocol.preprocess is None  # Table I leaves them unscaled
+        p = d.protocol or check.protocol
+        assert p.preprocess == "minmax" and tuple(p.minmax_range) == (-1.0, 1.0)
+        a = make_realisation(d.name, d.options, d_base.protocol, 3, seed=base.protocol.seed)
+        b = make_realisation(d.name, d.options, p, 3, seed=check.protocol.seed)
+        np.testing.assert_array_equal(a.X_train, b.X_train)  # the same sample, scaled per cell
+        np.testing.assert_array_equal(a.y_train, b.y_train)
