@@ -315,10 +315,9 @@ def progress_of(
 
     durations = _durations(current)
     done = done_times(current, durations)
-    pair_mean = _means(((m, d), seconds) for m, d, seconds in done)
     method_mean = _means((m, seconds) for m, _, seconds in done)
     dataset_mean = _means((d, seconds) for _, d, seconds in done)
-    scaled = cell_time_model(done)
+    estimate_of = cell_time_estimator(done)
 
     cells = [
         _Cell(
@@ -332,14 +331,8 @@ def progress_of(
     ]
     cells += [_Cell(d, m, "pending") for d, _, m in pending]
     for c in cells:
-        if c.status in FINAL_STATUSES:
-            continue
-        if (c.method, c.dataset) in pair_mean:
-            c.estimate, c.source = pair_mean[c.method, c.dataset], "pair"
-        elif (t := scaled(c.method, c.dataset)) is not None:
-            c.estimate, c.source = t, "scaled"
-        elif c.method in method_mean:
-            c.estimate, c.source = method_mean[c.method], "method"
+        if c.status not in FINAL_STATUSES:
+            c.estimate, c.source = estimate_of(c.method, c.dataset)
 
     methods = _ordered(_labels(spec, "methods"), {c.method for c in cells})
     datasets = _ordered(_labels(spec, "datasets"), {c.dataset for c in cells})
@@ -488,6 +481,35 @@ def _means(pairs: Iterable[tuple[Any, float]]) -> dict[Any, float]:
     for key, value in pairs:
         values.setdefault(key, []).append(value)
     return {key: sum(v) / len(v) for key, v in values.items()}
+
+
+def cell_time_estimator(
+    done: list[tuple[str, str, float]],
+) -> Callable[[str, str], tuple[float | None, str]]:
+    """``(method, dataset) -> (estimated seconds or None, where it came from)``: the mean time of
+    the done cells of the same method and dataset (``"pair"``); else the method's time scaled to
+    the dataset (``"scaled"``, :func:`cell_time_model`); else the method's mean (``"method"``);
+    else ``(None, "")``. ``kernbench status`` and the runner's longest-first order both use it.
+
+    Parameters
+    ----------
+    done : list of (method, dataset, seconds)
+        One entry per done cell (:func:`done_times`).
+    """
+    pair_mean = _means(((m, d), seconds) for m, d, seconds in done)
+    method_mean = _means((m, seconds) for m, _, seconds in done)
+    scaled = cell_time_model(done)
+
+    def estimate(method: str, dataset: str) -> tuple[float | None, str]:
+        if (method, dataset) in pair_mean:
+            return pair_mean[method, dataset], "pair"
+        if (t := scaled(method, dataset)) is not None:
+            return t, "scaled"
+        if method in method_mean:
+            return method_mean[method], "method"
+        return None, ""
+
+    return estimate
 
 
 def cell_time_model(done: list[tuple[str, str, float]]) -> Callable[[str, str], float | None]:

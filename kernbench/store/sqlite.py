@@ -19,10 +19,11 @@
     earlier rows of a cell that a newer row replaced (``--fresh`` recomputations), and attempts
     that did not finish while a finished row was kept: nothing finished is ever deleted.
 
-Each finished cell is committed in its own transaction (WAL journal), so a killed run loses at most
-the cells in flight and a reader (``kernbench table``) can read while a run writes. A finished row
-is only ever replaced by another finished row of the same identity, in one transaction: an
-interrupted or failed recomputation leaves the earlier result in place.
+Each finished cell is committed as it reaches the driver (WAL journal; cells that arrived together
+share one transaction), so a killed run loses at most the cells in flight, and a reader
+(``kernbench table``) can read while a run writes. A finished row is only ever replaced by another
+finished row of the same identity, in one transaction: an interrupted or failed recomputation
+leaves the earlier result in place.
 """
 
 from __future__ import annotations
@@ -205,7 +206,6 @@ class Store:
         """``cell_id -> status`` for every recorded cell."""
         return dict(self._con.execute("SELECT cell_id, status FROM cells"))
 
-    @_sqlite_errors
     def record(self, rec: CellRecord) -> bool:
         """Store one cell in its own transaction; return whether it became the cell's row.
 
@@ -215,46 +215,57 @@ class Store:
         goes to ``history`` and the finished row stays: an interrupted or failing ``--fresh``
         recomputation never loses a number. Attempts are counted across reruns.
         """
-        finished_new = rec.status in FINAL_STATUSES
+        return self.record_many([rec])[0]
+
+    @_sqlite_errors
+    def record_many(self, recs: Iterable[CellRecord]) -> list[bool]:
+        """Store cells in one transaction (all or none), each as :meth:`record` stores it;
+        return, per record, whether it became its cell's row."""
         with self._transaction():
-            old = self._con.execute(
-                "SELECT status, attempts FROM cells WHERE cell_id = ?", (rec.cell_id,)
-            ).fetchone()
-            attempts = (old[1] + 1) if old else 1
-            row = (
-                rec.cell_id,
-                rec.dataset,
-                int(rec.realisation),
-                rec.method,
-                rec.estimator,
-                rec.status,
-                _float_or_none(rec.test_error),
-                _float_or_none(rec.train_error),
-                dumps(rec.params),
-                dumps(rec.result),
-                rec.error,
-                rec.traceback,
-                rec.started_at,
-                rec.finished_at if rec.finished_at is not None else time.time(),
-                attempts,
-            )
-            finished_old = old is not None and old[0] in FINAL_STATUSES
-            if finished_old and not finished_new:
-                self._archive_values(row, "attempt did not finish; the finished row was kept")
-                self._con.execute(
-                    "UPDATE cells SET attempts = ? WHERE cell_id = ?", (attempts, rec.cell_id)
-                )
-                kept_old = True
-            else:
-                if finished_old:
-                    self._archive_row(rec.cell_id, "replaced by a newer finished row")
-                self._con.execute(
-                    f"INSERT OR REPLACE INTO cells ({', '.join(CELL_COLUMNS)}) "
-                    f"VALUES ({', '.join('?' * len(CELL_COLUMNS))})",
-                    row,
-                )
-                kept_old = False
+            kept = [self._record(rec) for rec in recs]
             inside_commit()
+        return kept
+
+    def _record(self, rec: CellRecord) -> bool:
+        """:meth:`record`'s writes, inside the caller's transaction."""
+        finished_new = rec.status in FINAL_STATUSES
+        old = self._con.execute(
+            "SELECT status, attempts FROM cells WHERE cell_id = ?", (rec.cell_id,)
+        ).fetchone()
+        attempts = (old[1] + 1) if old else 1
+        row = (
+            rec.cell_id,
+            rec.dataset,
+            int(rec.realisation),
+            rec.method,
+            rec.estimator,
+            rec.status,
+            _float_or_none(rec.test_error),
+            _float_or_none(rec.train_error),
+            dumps(rec.params),
+            dumps(rec.result),
+            rec.error,
+            rec.traceback,
+            rec.started_at,
+            rec.finished_at if rec.finished_at is not None else time.time(),
+            attempts,
+        )
+        finished_old = old is not None and old[0] in FINAL_STATUSES
+        if finished_old and not finished_new:
+            self._archive_values(row, "attempt did not finish; the finished row was kept")
+            self._con.execute(
+                "UPDATE cells SET attempts = ? WHERE cell_id = ?", (attempts, rec.cell_id)
+            )
+            kept_old = True
+        else:
+            if finished_old:
+                self._archive_row(rec.cell_id, "replaced by a newer finished row")
+            self._con.execute(
+                f"INSERT OR REPLACE INTO cells ({', '.join(CELL_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(CELL_COLUMNS))})",
+                row,
+            )
+            kept_old = False
         return not kept_old
 
     def _archive_row(self, cell_id: str, reason: str) -> None:
