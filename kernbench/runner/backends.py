@@ -155,6 +155,7 @@ class CellExecutor:
             self.jobs, threads, remote=backend == "dask" and scheduler is not None
         )
         self.in_flight: dict[str, Cell] = {}
+        self._parallel: Any = None  # the joblib call now yielding records
         self._stack = contextlib.ExitStack()
         self._entered = False
         self._client: Any = None
@@ -195,6 +196,15 @@ class CellExecutor:
         else:
             yield from self._run_joblib(cells, n_jobs=n_jobs)
 
+    def arrived(self) -> int:
+        """Records that have arrived and wait to be yielded (0 when the next one means waiting):
+        a consumer may hold the records it has until then and store them together."""
+        jobs = getattr(self._parallel, "_jobs", None)  # joblib: finished tasks, unordered mode
+        try:
+            return len(jobs) if jobs is not None else 0
+        except TypeError:
+            return 0
+
     # -- internals ---------------------------------------------------------------------------
     def _tasks(self, cells: Iterable[Cell], marks: str) -> Iterator[Any]:
         """joblib pulls this lazily as it dispatches: what was pulled is in flight."""
@@ -216,10 +226,11 @@ class CellExecutor:
         with DeathWatch() as watch:
             while pending:
                 parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
+                self._parallel = parallel
                 try:
                     for rec in parallel(self._tasks(list(pending.values()), watch.marks)):
                         yield rec
-                        self.in_flight.pop(rec.cell_id, None)  # the consumer has recorded it
+                        self.in_flight.pop(rec.cell_id, None)  # the consumer has taken it
                         pending.pop(rec.cell_id, None)
                     return
                 except worker_lost_errors() as exc:
@@ -239,6 +250,8 @@ class CellExecutor:
                         self.in_flight.pop(cell.cell_id, None)
                         pending.pop(cell.cell_id, None)
                     self.in_flight.clear()  # the others are dispatched again
+                finally:
+                    self._parallel = None
 
     def _run_dask(self, cells: Sequence[Cell]) -> Iterator[CellRecord]:
         if not self._entered:  # used without `with`: connect for this run only

@@ -1,7 +1,8 @@
 """Run cells through joblib and record each one in the store as it finishes.
 
-Workers compute; only the driving process writes the store (one transaction per finished cell), so
-a killed run loses only cells in flight, and a rerun skips every finished cell. A cell that raises
+Workers compute; only the driving process writes the store, committing each finished cell as it
+arrives (cells that arrived together share one transaction), so a killed run loses only the cells
+in flight and those in the driver's hands, and a rerun skips every finished cell. A cell that raises
 is recorded as ``failed`` with its message and traceback while the run goes on.
 """
 
@@ -21,6 +22,7 @@ from kernbench.errors import KernbenchError, StoreError, UsageError
 from kernbench.records import FINAL_STATUSES, CellRecord
 from kernbench.runner.backends import BackendError, CellExecutor
 from kernbench.runner.cell import cell_record, git_revision
+from kernbench.runner.order import longest_first
 from kernbench.runner.plan import DEFAULT_MAX_CELLS, Cell, plan_cells
 from kernbench.runner.stop import signals_stop
 from kernbench.spec import spec_to_dict
@@ -29,6 +31,9 @@ from kernbench.store import CSV_FILE, STORE_FILE, Store
 from kernbench.store.backup import backup_every, backup_store, check_store
 from kernbench.store.lock import RunLock, describe_holder
 from kernbench.store.sqlite import ACTIVE_RUN
+
+#: at most this many finished records share one store transaction
+MAX_BATCH = 64
 
 
 @dataclass
@@ -199,29 +204,46 @@ def run_experiment(
         )
 
         every, since_backup = backup_every(), 0
+        held: list[CellRecord] = []  # arrived, not yet stored: see `flush`
 
-        def record(rec: CellRecord) -> None:
+        def flush() -> None:
+            """Store the held records in one transaction, then count and report them."""
             nonlocal since_backup
-            rec.result.setdefault("provenance", provenance)
-            replaced = store.record(rec)
-            since_backup += rec.status in FINAL_STATUSES
+            if not held:
+                return
+            for rec in held:
+                rec.result.setdefault("provenance", provenance)
+            kept = store.record_many(held)
+            batch = list(held)
+            held.clear()
+            for rec, replaced in zip(batch, kept, strict=True):
+                since_backup += rec.status in FINAL_STATUSES
+                summary.counts[rec.status] = summary.counts.get(rec.status, 0) + 1
+                summary.cpu_seconds += float(rec.result.get("cpu_time_s") or 0.0)
+                summary.warned.update(
+                    (w["category"], w["message"]) for w in rec.result.get("warnings") or ()
+                )
+                if rec.status not in FINAL_STATUSES:
+                    why = "" if replaced else " (its earlier finished result is kept)"
+                    summary.failed.append(
+                        (rec.dataset, rec.realisation, rec.method, (rec.error or "") + why)
+                    )
+                if on_cell is not None:
+                    on_cell(rec)
             if since_backup >= every:
                 backup_store(store)
                 since_backup = 0
-            summary.counts[rec.status] = summary.counts.get(rec.status, 0) + 1
-            summary.cpu_seconds += float(rec.result.get("cpu_time_s") or 0.0)
-            summary.warned.update(
-                (w["category"], w["message"]) for w in rec.result.get("warnings") or ()
-            )
-            if rec.status not in FINAL_STATUSES:
-                kept = "" if replaced else " (its earlier finished result is kept)"
-                summary.failed.append(
-                    (rec.dataset, rec.realisation, rec.method, (rec.error or "") + kept)
-                )
-            if on_cell is not None:
-                on_cell(rec)
+
+        def record(rec: CellRecord, more: int = 0) -> None:
+            """Hold ``rec`` while ``more`` records have already arrived behind it (up to
+            :data:`MAX_BATCH`), so that records arriving together share one transaction; never
+            hold one while the next record means waiting."""
+            held.append(rec)
+            if more <= 0 or len(held) >= MAX_BATCH:
+                flush()
 
         methods = {m.label: m for m in spec.methods}
+        timed = store.summaries()  # the done cells time the longest-first order
         try:
             with signals_stop():
                 for wave in _waves(todo):  # cells taking parameters run after their sources
@@ -232,16 +254,20 @@ def run_experiment(
                             record(taken)
                         else:
                             ready.append(taken)
-                    for rec in executor.run(ready):
-                        record(rec)
+                    for rec in executor.run(longest_first(ready, timed)):
+                        record(rec, executor.arrived())
+                    flush()
         except (KeyboardInterrupt, BackendError) as exc:  # a lost Dask scheduler too
             why = "the Dask scheduler was lost" if isinstance(exc, BackendError) else None
+            flush()  # finished records held for a shared transaction are stored as finished
             _record_interrupted(store, executor.in_flight.values(), provenance, why)
             with contextlib.suppress(KernbenchError):  # the interrupt is what to report
                 backup_store(store)
             store.export_csv()
             raise
         except BaseException:  # e.g. a full disk: back up what is committed if still possible
+            with contextlib.suppress(Exception):
+                flush()
             with contextlib.suppress(Exception):
                 backup_store(store)
             raise
