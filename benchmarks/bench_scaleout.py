@@ -5,7 +5,8 @@ Each run is the user's command in a fresh process, into a fresh results director
 worker start, imports and compiled-kernel loads are inside the wall time, as a user pays them.
 Per run: the wall time, the speed-up over W = 1 of the same backend and over local W = 1
 (``speedup_vs_local1``), the efficiency (speed-up over local W = 1 ÷ W), the cells' CPU (the sum of
-each cell's ``cpu_time_s``, which counts all of a cell's threads) and its ratio to local W = 1,
+each cell's ``cpu_time_s``, which counts the cell's threads, not its host's) and its ratio to
+local W = 1, the run's CPU (driver, workers and scheduler: every process the command started),
 the threads each cell got, and whether every cell's test error equals local W = 1's
 (``identical``).
 
@@ -17,7 +18,8 @@ script runs unchanged on a larger machine (``--workers 1,2,16`` picks others).
   20 s of cell CPU): a check that the script works, not a measurement of scale-out.
 
 Usage: ``python benchmarks/bench_scaleout.py [--quick] [--backends local,dask] [--workers 1,2]
-[--threads T]``; writes ``benchmarks/results/bench_scaleout.csv`` (``--out`` to change).
+[--dask-workers 2] [--threads T]``; writes ``benchmarks/results/bench_scaleout.csv`` (``--out``
+to change).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -75,7 +78,7 @@ def run_once(
     only: list[str],
     threads: int | None,
     workdir: Path,
-) -> tuple[float, dict]:
+) -> tuple[float, float, dict]:
     out = workdir / f"{backend}-{workers}"
     cmd = [sys.executable, "-m", "kernbench", "run", spec, "--out", str(out)]
     cmd += ["--jobs", str(workers), "--realisations", str(realisations)]
@@ -84,10 +87,13 @@ def run_once(
         cmd += ["--backend", "dask"]
     if threads is not None:
         cmd += ["--threads", str(threads)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
-    return wall, read_cells(out / "results.sqlite")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return wall, run_cpu, read_cells(out / "results.sqlite")
 
 
 def main() -> None:
@@ -98,6 +104,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="1 realisation, 2 data sets")
     parser.add_argument("--backends", default="local,dask")
     parser.add_argument("--workers", default="", help="comma-separated W (default 1, 2, 4, …)")
+    parser.add_argument("--dask-workers", default="", help="W for Dask (default: --workers)")
     parser.add_argument("--threads", type=int, default=None, help="kernbench run --threads")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
@@ -105,13 +112,14 @@ def main() -> None:
         args.realisations, args.only = 1, args.only or QUICK_ONLY
     cores = available_cores()
     counts = [int(w) for w in args.workers.split(",") if w] or worker_counts(cores)
+    dask_counts = [int(w) for w in args.dask_workers.split(",") if w] or counts
     backends = [b for b in args.backends.split(",") if b]
     rows: list[dict[str, object]] = []
     base: dict[str, tuple[float, dict]] = {}
     with tempfile.TemporaryDirectory(prefix="bench_scaleout_") as tmp:
         for backend in backends:
-            for w in counts:
-                wall, cells = run_once(
+            for w in dask_counts if backend == "dask" else counts:
+                wall, run_cpu, cells = run_once(
                     args.spec, backend, w, args.realisations, args.only, args.threads, Path(tmp)
                 )
                 cpu = sum(c for _, _, c in cells.values())
@@ -138,6 +146,7 @@ def main() -> None:
                     "efficiency": round(ref_wall / wall / w, 2),
                     "cells_cpu_s": round(cpu, 1),
                     "cpu_vs_local1": round(cpu / ref_cpu, 2) if ref_cpu else "",
+                    "run_cpu_s": round(run_cpu, 1),
                     "identical": same,
                 }
                 rows.append(row)
@@ -145,7 +154,7 @@ def main() -> None:
                     f"{backend:>5} W={w:<3} threads/cell={threads:<2} wall {wall:7.1f} s  "
                     f"speed-up {row['speedup_vs_local1']:5.2f}x  efficiency "
                     f"{row['efficiency']:4.2f}  cells' CPU {cpu:7.1f} s "
-                    f"({row['cpu_vs_local1']}x)  identical {same}",
+                    f"({row['cpu_vs_local1']}x)  run's CPU {run_cpu:7.1f} s  identical {same}",
                     flush=True,
                 )
     env = {
