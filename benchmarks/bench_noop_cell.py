@@ -47,7 +47,7 @@ def timed_run(workdir: Path, n: int, backend: str, workers: int) -> float:
 
     spec_path = workdir / f"noop-{n}.yaml"
     spec_path.write_text(SPEC.format(n=n))
-    out = workdir / f"{backend}-{workers}-{n}"
+    out = Path(tempfile.mkdtemp(prefix=f"{backend}-{workers}-{n}-", dir=workdir))  # fresh
     spec = load_spec(spec_path)
     start = time.perf_counter()
     summary = run_experiment(spec, out_dir=out, jobs=workers, backend=backend)
