@@ -6,9 +6,12 @@ record, its way back, the store transaction and the progress line. Each configur
 :func:`kernbench.runner.execute.run_experiment` in this process twice, with ``--small`` and
 ``--large`` cells, into fresh results directories; the difference of the two wall times over
 the difference of the cell counts is the cost of one more cell, free of the start-up (worker
-start, imports, a Dask cluster) that both runs pay once (loky keeps its workers between runs
-of one process, so an untimed run starts them first). Printed per configuration: that
-marginal wall time per cell, and the same times the workers (the worker time one cell holds).
+start, imports, a method's warm-up) that both runs pay once: loky keeps its workers between
+runs of one process, the Dask configuration runs on one LocalCluster kept for its runs, and an
+untimed run first warms the workers. Printed per configuration: that
+marginal wall time per cell, the same times the workers (the worker time one cell holds), and
+the marginal CPU per cell of every process of the run (driver, workers, a Dask scheduler): on a
+loaded machine the wall figures mostly measure the wait for a core, the CPU figure does not.
 
 Configurations: ``local`` with ``--jobs 1`` (cells inline in the driver) and ``--jobs 2``
 (loky workers), ``dask`` with a 2-worker LocalCluster (``--backends`` and ``--workers`` pick
@@ -21,8 +24,10 @@ Usage: ``python benchmarks/bench_noop_cell.py [--small 20] [--large 220] [--back
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -40,8 +45,27 @@ methods:
 """
 
 
-def timed_run(workdir: Path, n: int, backend: str, workers: int) -> float:
-    """Wall seconds of one ``kernbench run`` of ``n`` no-op cells (all of them done)."""
+def tree_cpu() -> float:
+    """CPU seconds of this process, its live descendants (loky's workers) and its reaped
+    children (a finished Dask cluster's workers)."""
+    import psutil  # a dependency of dask.distributed
+
+    spent = time.process_time()
+    for child in psutil.Process().children(recursive=True):
+        try:
+            times = child.cpu_times()
+        except psutil.Error:
+            continue
+        spent += times.user + times.system
+    reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return spent + reaped.ru_utime + reaped.ru_stime
+
+
+def timed_run(
+    workdir: Path, n: int, backend: str, workers: int, scheduler: str | None = None
+) -> tuple[float, float]:
+    """Wall and CPU seconds (:func:`tree_cpu`) of one ``kernbench run`` of ``n`` no-op cells
+    (all of them done)."""
     from kernbench.runner.execute import run_experiment
     from kernbench.spec import load_spec
 
@@ -49,13 +73,29 @@ def timed_run(workdir: Path, n: int, backend: str, workers: int) -> float:
     spec_path.write_text(SPEC.format(n=n))
     out = Path(tempfile.mkdtemp(prefix=f"{backend}-{workers}-{n}-", dir=workdir))  # fresh
     spec = load_spec(spec_path)
-    start = time.perf_counter()
-    summary = run_experiment(spec, out_dir=out, jobs=workers, backend=backend)
-    wall = time.perf_counter() - start
+    start, cpu = time.perf_counter(), tree_cpu()
+    summary = run_experiment(spec, out_dir=out, jobs=workers, backend=backend, scheduler=scheduler)
+    wall, cpu = time.perf_counter() - start, tree_cpu() - cpu
     done = summary.counts.get("done", 0)
     if done != n:
         raise SystemExit(f"{backend} --jobs {workers}: {done} of {n} cells done")
-    return wall
+    return wall, cpu
+
+
+def local_cluster(workers: int):
+    """A Dask LocalCluster of ``workers`` one-thread worker processes on 127.0.0.1."""
+    import logging
+
+    from dask.distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
 
 
 def main() -> None:
@@ -75,10 +115,17 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_noop_") as tmp:
         for backend, workers in configs:
-            timed_run(Path(tmp), args.small, backend, workers)  # untimed: starts loky's workers
-            small = timed_run(Path(tmp), args.small, backend, workers)
-            large = timed_run(Path(tmp), args.large, backend, workers)
+            with contextlib.ExitStack() as stack:
+                scheduler = None
+                if backend == "dask":  # one cluster for the three runs, as loky keeps its pool
+                    scheduler = stack.enter_context(local_cluster(workers)).scheduler_address
+                runs = [
+                    timed_run(Path(tmp), n, backend, workers, scheduler)
+                    for n in (args.small, args.small, args.large)  # the first warms the workers
+                ]
+            (small, small_cpu), (large, large_cpu) = runs[1:]
             per_cell = (large - small) / (args.large - args.small)
+            cpu_per_cell = (large_cpu - small_cpu) / (args.large - args.small)
             row = {
                 "backend": backend,
                 "workers": workers,
@@ -88,11 +135,13 @@ def main() -> None:
                 "large_wall_s": round(large, 3),
                 "ms_per_cell": round(1e3 * per_cell, 2),
                 "worker_ms_per_cell": round(1e3 * per_cell * workers, 2),
+                "cpu_ms_per_cell": round(1e3 * cpu_per_cell, 2),
             }
             rows.append(row)
             print(
                 f"{backend:>5} workers={workers}  {row['ms_per_cell']:7.2f} ms per cell "
-                f"({row['worker_ms_per_cell']:.2f} ms of worker time); runs of {args.small} and "
+                f"({row['worker_ms_per_cell']:.2f} ms of worker time, {row['cpu_ms_per_cell']:.2f} "
+                f"ms of CPU in all processes); runs of {args.small} and "
                 f"{args.large} cells: {small:.2f} s, {large:.2f} s",
                 flush=True,
             )
