@@ -34,6 +34,8 @@ from pathlib import Path
 
 from _results import write_csv
 
+from kernbench.runner.backends import dask_client
+
 RESULTS = Path(__file__).parent / "results" / "bench_noop_cell.csv"
 SPEC = """\
 name: noop
@@ -82,22 +84,6 @@ def timed_run(
     return wall, cpu
 
 
-def local_cluster(workers: int):
-    """A Dask LocalCluster of ``workers`` one-thread worker processes on 127.0.0.1."""
-    import logging
-
-    from dask.distributed import LocalCluster
-
-    return LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", type=int, default=20, help="cells of the short run")
@@ -118,7 +104,8 @@ def main() -> None:
             with contextlib.ExitStack() as stack:
                 scheduler = None
                 if backend == "dask":  # one cluster for the three runs, as loky keeps its pool
-                    scheduler = stack.enter_context(local_cluster(workers)).scheduler_address
+                    client = stack.enter_context(dask_client(None, workers))  # a LocalCluster
+                    scheduler = client.scheduler.address
                 runs = [
                     timed_run(Path(tmp), n, backend, workers, scheduler)
                     for n in (args.small, args.small, args.large)  # the first warms the workers
