@@ -733,8 +733,8 @@ def solve_reduced_dual(
     )
     lin = np.ones(m) if c is None else np.asarray(c, dtype=np.float64)
     q = np.concatenate([-lin, np.zeros(r)])
-    # the constraints, written column by column in CSC (scipy's block assembly cost twice
-    # Clarabel's solve at m = 400): u_i has −y_i B_i· in the rows v − Bᵀ(y∘u) = 0, y_i in the
+    # the constraints, written column by column in CSC (scipy's block assembly cost more than
+    # Clarabel's solve): u_i has −y_i B_i· in the rows v − Bᵀ(y∘u) = 0, y_i in the
     # row yᵀu = 0, −1 in its row of u ≥ 0 and 1 in its row of u ≤ C; v_k has 1 in row k
     i = np.arange(m)
     data = np.hstack([-(B * y[:, None]), y[:, None], -np.ones((m, 1)), np.ones((m, 1))])
@@ -918,9 +918,9 @@ class SMOKernelMaster:
     s_r s_r' G_{i_r i_r'} and ∇ = Qw − c with c the rows' right-hand sides (LIBSVM's ε-SVR
     form), so the same pair updates and face steps apply to the columns expanded to the rows,
     K_{i_r j}, and so does the interior point below (its linear term c); it starts from w = 0
-    (no closed form before the first column). Its duals stall in the same way: on scikit-learn's
-    200-point regression check data, with the interior point off, 50 columns of rank 26-66 took
-    8500 face steps (295 s on a shared machine; 22 s with it).
+    (no closed form before the first column). Its duals stall in the same way as
+    classification's once columns of a small rank pile up (scikit-learn's 200-point regression
+    check data: thousands of face steps per column at rank 26-66).
 
     Some duals defeat both kinds of step: most u at a bound and the faces of the few free ones
     nearly all rays, when the columns span a space of small rank r. Such a dual is small in the
