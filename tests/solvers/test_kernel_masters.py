@@ -381,7 +381,7 @@ def test_regression_master_by_interior_point_equals_cvxpy(C) -> None:
     for j in range(A.shape[1]):
         master.add_column(A[:, j])
         got = master.solve()
-        assert got.status in ("ipm", "ipm+smo")
+        assert got.stop_reason in ("ipm", "ipm+smo")
         ref = solve_kernel_master_cvxpy(A[:, : j + 1], rows, C)
         assert got.primal == pytest.approx(ref.primal, rel=1e-6, abs=1e-8)
         np.testing.assert_allclose(got.alpha, got.g @ A[:, : j + 1], rtol=1e-12, atol=1e-12)
