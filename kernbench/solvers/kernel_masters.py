@@ -688,15 +688,29 @@ class ColumnRange:
         self._H += np.outer(c, c)
 
 
-def solve_reduced_dual(basis: ColumnRange, y: np.ndarray, C: float) -> np.ndarray:
-    """The dual of (11) in the columns' range, by Clarabel's interior point.
+def solve_reduced_dual(
+    basis: ColumnRange, y: np.ndarray, C: float, c: np.ndarray | None = None
+) -> np.ndarray:
+    """The dual of (11) or (13) in the columns' range, by Clarabel's interior point.
 
-    min ½ vᵀHv − 1ᵀu over (u, v) subject to v = Bᵀ(y∘u), yᵀu = 0, 0 ≤ u ≤ C: the dual
-    max 1ᵀu − ½‖Aᵀ(y∘u)‖² written with AAᵀ = BHBᵀ. Its KKT system eliminates the diagonal
+    min ½ vᵀHv − cᵀu over (u, v) subject to v = Bᵀ(y∘u), yᵀu = 0, 0 ≤ u ≤ C: the dual
+    max cᵀu − ½‖Aᵀ(y∘u)‖² written with AAᵀ = BHBᵀ, with y the rows' signs and c their
+    right-hand sides (classification: c = 1; regression (13): the 2m rows of the ε-tube, c =
+    (y − ε, −y − ε), A the columns expanded to the rows). Its KKT system eliminates the diagonal
     u block into an r × r one: O(m·r²) per iteration, 13-18 iterations, whatever the degeneracy
     of the dual (hundreds of u at each bound for a few free: pairwise and face steps crawl
     there). Only u is returned: the caller's SMO certifies or finishes it and takes b from its
     own gradient.
+
+    Parameters
+    ----------
+    basis : ColumnRange
+        The columns' range (over the rows).
+    y : ndarray of shape (n_rows,)
+        The rows' signs.
+    C : float
+    c : ndarray of shape (n_rows,), optional
+        The rows' right-hand sides (default: all 1, the classification dual).
 
     Returns
     -------
@@ -712,17 +726,30 @@ def solve_reduced_dual(basis: ColumnRange, y: np.ndarray, C: float) -> np.ndarra
 
     m, r = y.size, basis.rank
     B, H = basis.B, basis.H
-    P = sp.block_diag([sp.csc_matrix((m, m)), sp.csc_matrix(np.triu(H))], format="csc")
-    q = np.concatenate([-np.ones(m), np.zeros(r)])
-    eye_m = sp.identity(m, format="csc")
-    A = sp.vstack(
+    T = sp.csc_matrix(np.triu(H))  # the v block of P; the u block is zero
+    P = sp.csc_matrix(
+        (T.data, T.indices + m, np.r_[np.zeros(m, dtype=T.indptr.dtype), T.indptr]),
+        shape=(m + r, m + r),
+    )
+    lin = np.ones(m) if c is None else np.asarray(c, dtype=np.float64)
+    q = np.concatenate([-lin, np.zeros(r)])
+    # the constraints, written column by column in CSC (scipy's block assembly cost more than
+    # Clarabel's solve): u_i has −y_i B_i· in the rows v − Bᵀ(y∘u) = 0, y_i in the
+    # row yᵀu = 0, −1 in its row of u ≥ 0 and 1 in its row of u ≤ C; v_k has 1 in row k
+    i = np.arange(m)
+    data = np.hstack([-(B * y[:, None]), y[:, None], -np.ones((m, 1)), np.ones((m, 1))])
+    idx = np.hstack(
         [
-            sp.hstack([sp.csc_matrix(-(B * y[:, None]).T), sp.identity(r)]),  # v − Bᵀ(y∘u) = 0
-            sp.hstack([sp.csc_matrix(y[None, :]), sp.csc_matrix((1, r))]),  # yᵀu = 0
-            sp.hstack([-eye_m, sp.csc_matrix((m, r))]),  # u ≥ 0
-            sp.hstack([eye_m, sp.csc_matrix((m, r))]),  # u ≤ C
-        ],
-        format="csc",
+            np.broadcast_to(np.arange(r), (m, r)),
+            np.full((m, 1), r),
+            (r + 1 + i)[:, None],
+            (r + 1 + m + i)[:, None],
+        ]
+    )
+    ptr = np.r_[np.arange(m + 1) * (r + 3), m * (r + 3) + np.arange(1, r + 1)]
+    A = sp.csc_matrix(
+        (np.r_[data.ravel(), np.ones(r)], np.r_[idx.ravel(), np.arange(r)], ptr),
+        shape=(r + 1 + 2 * m, m + r),
     )
     rhs = np.concatenate([np.zeros(r + 1 + m), np.full(m, C)])
     settings = clarabel.DefaultSettings()
@@ -890,8 +917,10 @@ class SMOKernelMaster:
     Regression (13) is the same dual over its 2m rows r (multipliers w = (u, v)): Q_rr' =
     s_r s_r' G_{i_r i_r'} and ∇ = Qw − c with c the rows' right-hand sides (LIBSVM's ε-SVR
     form), so the same pair updates and face steps apply to the columns expanded to the rows,
-    K_{i_r j}; it starts from w = 0 (no closed form before the first column), and the interior
-    point, written for classification, is not used there.
+    K_{i_r j}, and so does the interior point below (its linear term c); it starts from w = 0
+    (no closed form before the first column). Its duals stall in the same way as
+    classification's once columns of a small rank pile up (scikit-learn's 200-point regression
+    check data: thousands of face steps per column at rank 26-66).
 
     Some duals defeat both kinds of step: most u at a bound and the faces of the few free ones
     nearly all rays, when the columns span a space of small rank r. Such a dual is small in the
@@ -959,8 +988,6 @@ class SMOKernelMaster:
         ipm_face_steps: int | None = 200,
     ) -> None:
         self._classification = rows.n_rows == rows.m and bool(np.all(rows.rhs == 1.0))
-        if not self._classification:
-            ipm_face_steps = None  # the reduced dual is written for classification
         m = rows.n_rows  # the dual's variables: one per row
         # the rows' first occurrences of the samples: the columns in sample space (regression)
         self._first = None if self._classification else np.unique(rows.sample, return_index=True)[1]
@@ -1069,7 +1096,7 @@ class SMOKernelMaster:
         ):  # the interior point in the columns' range
             start = time.perf_counter()
             try:
-                u = solve_reduced_dual(self._range, self._y, self.C)
+                u = solve_reduced_dual(self._range, self._y, self.C, self._c)
             except RuntimeError:  # Clarabel stopped short: this solve by SMO, from the last point
                 self.ipm.failed()
             else:

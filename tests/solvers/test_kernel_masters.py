@@ -369,6 +369,28 @@ def test_low_rank_master_by_interior_point_equals_cvxpy_then_hands_over_to_smo(C
     assert master.n_ipm_solves == 40
 
 
+@pytest.mark.parametrize("C", [0.1, 1.0, 100.0])
+def test_regression_master_by_interior_point_equals_cvxpy(C) -> None:
+    """ε-insensitive regression (13) by the interior point in the columns' range (the dual's
+    linear term the rows' right-hand sides c = (y − ε, −y − ε)): with ``ipm_face_steps=0``
+    (every solve, the bias-only one too) each restricted objective equals cvxpy's on the full
+    columns, α = Kᵀ(u − v), Σ(u − v) = 0, and the kept multipliers are feasible."""
+    A, rows = _data("regression")
+    master = SMOKernelMaster(rows, C, tol=1e-9, ipm_face_steps=0)
+    master.solve()
+    for j in range(A.shape[1]):
+        master.add_column(A[:, j])
+        got = master.solve()
+        assert got.stop_reason in ("ipm", "ipm+smo")
+        ref = solve_kernel_master_cvxpy(A[:, : j + 1], rows, C)
+        assert got.primal == pytest.approx(ref.primal, rel=1e-6, abs=1e-8)
+        np.testing.assert_allclose(got.alpha, got.g @ A[:, : j + 1], rtol=1e-12, atol=1e-12)
+        assert abs(got.g.sum()) < 1e-9 * C * rows.m
+        w = master._u
+        assert w.min() >= 0.0 and w.max() <= C
+    assert master.n_ipm_solves == A.shape[1] + 1 and master.fallbacks == {}  # + the bias-only
+
+
 def test_column_range_keeps_the_kernel_of_the_columns() -> None:
     """BHBᵀ = AAᵀ, B orthonormal, rank = the columns' rank (repeated and scaled columns add
     none); tracking stops past ``max_rank``."""
