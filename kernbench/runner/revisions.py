@@ -69,6 +69,10 @@ def _cgboost_gap_rule(params: Params, grid: Grid) -> bool:
     return "l2" in norms and any(t is None for t in tols)
 
 
+def _norm_unset(params: Params, grid: Grid) -> bool:
+    return "norm" not in params and "norm" not in grid
+
+
 def _cgens_exact_bias(params: Params, grid: Grid) -> bool:
     return "exact" in _values(params, grid, "bias_mode", "exact")
 
@@ -110,7 +114,12 @@ REVISIONS: dict[str, MethodNumerics] = {
         _CGBOOST_REVISIONS, digest="6935ecd1b5dc9a8a", reference_params={"max_iter": 10}
     ),
     "cgboost_regressor": MethodNumerics(
-        _CGBOOST_REVISIONS, digest="ba8a42edd567a5bd", reference_params={"max_iter": 10}
+        (
+            *_CGBOOST_REVISIONS,
+            Revision(2, "the default penalty is the 1-norm (was the 2-norm)", _norm_unset),
+        ),
+        digest="b1f6701f0837490c",
+        reference_params={"max_iter": 10},
     ),
     "cgens": MethodNumerics(
         (

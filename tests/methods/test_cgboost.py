@@ -68,10 +68,11 @@ def test_auto_solver_picks_smo_for_the_free_alpha_free_bias_qps(data) -> None:
     assert CGBoost(kernels=KERNELS, max_iter=3, alpha_sign="nonneg").fit(X, y).solver_ == "osqp"
     assert CGBoost(kernels=KERNELS, max_iter=3, bias="regularized").fit(X, y).solver_ == "osqp"
     assert CGBoost(kernels=KERNELS, max_iter=3, norm="l1").fit(X, y).solver_ == "highs"
-    reg = CGBoostRegressor(kernels=KERNELS, max_iter=3).fit(X, y.astype(float))
+    reg = CGBoostRegressor(kernels=KERNELS, max_iter=3, norm="l2").fit(X, y.astype(float))
     assert reg.solver_ == "smo"
+    assert CGBoostRegressor(kernels=KERNELS, max_iter=3).fit(X, y.astype(float)).solver_ == "highs"
     assert (
-        CGBoostRegressor(kernels=KERNELS, max_iter=3, alpha_sign="nonneg")
+        CGBoostRegressor(kernels=KERNELS, max_iter=3, norm="l2", alpha_sign="nonneg")
         .fit(X, y.astype(float))
         .solver_
         == "osqp"
@@ -172,13 +173,30 @@ def test_regression_cg_equals_the_full_epsilon_insensitive_qp() -> None:
     centres = np.array([[0.5, 0.5], [-0.5, 0.5], [0.5, -0.5], [-0.5, -0.5]])
     f = X[:, 0] + 2 * X[:, 1] + np.exp(-((X[:, None] - centres) ** 2).sum(-1) / 0.1).sum(1)
     yv = f + 0.05 * rng.standard_normal(30)
-    est = CGBoostRegressor(C=10.0, epsilon=0.05, kernels=KERNELS, solver_tol=1e-9).fit(X, yv)
+    est = CGBoostRegressor(C=10.0, epsilon=0.05, kernels=KERNELS, norm="l2", solver_tol=1e-9).fit(
+        X, yv
+    )
     assert est.termination_rule_ == "TR2"
     full = solve_kernel_master_cvxpy(_full_matrix(X), RowForm.regression(yv, 0.05), 10.0)
     assert est.final_objective_ == pytest.approx(full.primal, rel=1e-6)
     pred = est.predict(X)
     assert np.sqrt(np.mean((pred - yv) ** 2)) == pytest.approx(est.trace_["train_error"][-1])
     assert not hasattr(est, "decision_function")
+
+
+def test_default_regression_is_the_sparse_one_norm_lp_at_its_optimum() -> None:
+    """The regressor's default penalty ‖α‖₁: CG to TR2 reaches the full LP's optimum (cvxpy)
+    with a fraction of the columns."""
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, (30, 2))
+    yv = X[:, 0] + 2 * X[:, 1] + np.sin(3 * X[:, 0]) + 0.05 * rng.standard_normal(30)
+    est = CGBoostRegressor(C=10.0, epsilon=0.05, kernels=KERNELS).fit(X, yv)
+    assert est.norm == "l1" and est.solver_ == "highs"
+    assert est.termination_rule_ == "TR2"
+    A = _full_matrix(X)
+    full = solve_kernel_master_cvxpy(A, RowForm.regression(yv, 0.05), 10.0, norm="l1")
+    assert est.final_objective_ == pytest.approx(full.primal, rel=1e-6)
+    assert est.model_size_ < A.shape[1] // 2
 
 
 def test_an_integer_validation_fraction_is_a_count_of_points():

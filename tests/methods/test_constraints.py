@@ -31,8 +31,9 @@ ALLOWED = [
     (CGBoost, {"norm": "l1", "solver": "cvxpy"}),
     (CGBoost, {"solver": "smo"}),
     (CGBoost, {"termination": "TR3", "validation_fraction": 0.3}),
-    (CGBoostRegressor, {"solver": "osqp"}),
-    (CGBoostRegressor, {"solver": "smo"}),  # SMO solves the ε-regression QP (13) too
+    (CGBoostRegressor, {"solver": "osqp", "norm": "l2"}),
+    (CGBoostRegressor, {"solver": "smo", "norm": "l2"}),  # SMO solves the ε-regression QP (13) too
+    (CGBoostRegressor, {"solver": "highs"}),  # the default 1-norm LP
     (CGENS, {"max_bins": 16}),
     (LPBoost, {"weak_learner": "fourier"}),
 ]

@@ -50,7 +50,9 @@ def test_the_digest_sees_a_change_of_numerics(monkeypatch):
         ("cgboost", {"norm": "l1"}, {}, 0),
         ("cgboost", {"tol": 1e-4}, {}, 0),
         ("cgboost", {}, {"norm": ["l1", "l2"]}, 1),
-        ("cgboost_regressor", {}, {}, 1),
+        ("cgboost_regressor", {}, {}, 2),  # the default norm became l1
+        ("cgboost_regressor", {"norm": "l2"}, {}, 1),
+        ("cgboost_regressor", {"norm": "l1"}, {}, 0),
         ("adaboost", {}, {}, 1),
         ("svm_stump", {}, {}, 0),
     ],
