@@ -41,9 +41,11 @@ class CGBoostRegressor(RegressorMixin, CGBoostBase):
     C : float, default=1.0
     epsilon : float, default=0.1
         Half-width ε of the insensitive tube.
+    kernels, composite : various
+        As for :class:`~kernbench.methods.cgboost.CGBoost`.
     norm : {"l1", "l2"}, default="l1"
         The penalty on α: ‖α‖₁ (an LP, sparse) or ½‖α‖² (the QP (13)).
-    kernels, composite, alpha_sign, bias, stratified, termination, max_iter, \
+    alpha_sign, bias, stratified, termination, max_iter, \
     validation_fraction, patience, tol, gap_tol, sigma, solver, solver_tol, cache_mb, \
     random_state : various
         As for :class:`~kernbench.methods.cgboost.CGBoost` (``solver="svm"`` is not available;
