@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import os
+import platform
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,3 +27,18 @@ def write_csv(
         writer.writerows(rows)
     print(f"wrote {path}")
     return path
+
+
+def write_csv_with_machine(
+    path: str | Path, rows: Sequence[dict[str, Any]], **machine: Any
+) -> Path:
+    """:func:`write_csv` with the machine's facts in every row: ``machine`` (e.g. its cores),
+    the Python version and the 1-minute load average when the run ended."""
+    env = {
+        **machine,
+        "python": platform.python_version(),
+        "load_avg_1min_end": f"{os.getloadavg()[0]:.2f}",
+    }
+    for row in rows:
+        row.update(env)
+    return write_csv(path, rows)

@@ -26,13 +26,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import platform
 import resource
 import tempfile
 import time
 from pathlib import Path
 
-from _results import write_csv
+from _results import write_csv_with_machine
 
 from kernbench.runner.backends import dask_client
 
@@ -132,14 +131,7 @@ def main() -> None:
                 f"{args.large} cells: {small:.2f} s, {large:.2f} s",
                 flush=True,
             )
-    env = {
-        "cpu_count": os.cpu_count(),
-        "python": platform.python_version(),
-        "load_avg_1min_end": f"{os.getloadavg()[0]:.2f}",
-    }
-    for row in rows:
-        row.update(env)
-    write_csv(args.out, rows)
+    write_csv_with_machine(args.out, rows, cpu_count=os.cpu_count())
 
 
 if __name__ == "__main__":

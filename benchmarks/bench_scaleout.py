@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import resource
 import sqlite3
 import subprocess
@@ -36,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _results import write_csv
+from _results import write_csv_with_machine
 
 from kernbench.solvers.threads import available_cores
 
@@ -157,14 +155,7 @@ def main() -> None:
                     f"({row['cpu_vs_local1']}x)  run's CPU {run_cpu:7.1f} s  identical {same}",
                     flush=True,
                 )
-    env = {
-        "cores": cores,
-        "python": platform.python_version(),
-        "load_avg_1min_end": f"{os.getloadavg()[0]:.2f}",
-    }
-    for row in rows:
-        row.update(env)
-    write_csv(args.out, rows)
+    write_csv_with_machine(args.out, rows, cores=cores)
 
 
 if __name__ == "__main__":
