@@ -27,7 +27,12 @@ from typing import Any
 from kernbench.errors import KernbenchError
 from kernbench.records import CellRecord
 from kernbench.runner.cell import cell_record, run_cell
-from kernbench.runner.isolation import CellTimeout, ChildDied, call_with_timeout
+from kernbench.runner.isolation import (
+    CellTimeout,
+    ChildDied,
+    call_with_timeout,
+    close_children,
+)
 from kernbench.runner.lost_workers import DeathWatch, note_pid, worker_lost_errors
 from kernbench.runner.plan import Cell
 from kernbench.runner.stop import raise_if_stopping
@@ -189,10 +194,14 @@ class CellExecutor:
         if self.backend == "dask":
             yield from self._run_dask(cells)
         elif (n_jobs := worker_count(self.jobs, len(cells))) == 1:
-            for cell in cells:
-                self.in_flight[cell.cell_id] = cell
-                yield compute_cell(cell, self.timeout_s, self.threads)
-                self.in_flight.pop(cell.cell_id, None)
+            try:
+                for cell in cells:
+                    self.in_flight[cell.cell_id] = cell
+                    yield compute_cell(cell, self.timeout_s, self.threads)
+                    self.in_flight.pop(cell.cell_id, None)
+            finally:
+                if self.timeout_s is not None:
+                    close_children()  # this process's cell child: not needed after the run
         else:
             yield from self._run_joblib(cells, n_jobs=n_jobs)
 

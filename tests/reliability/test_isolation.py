@@ -15,7 +15,12 @@ import yaml
 from typer.testing import CliRunner
 
 from kernbench.cli import app
-from kernbench.runner.isolation import CellTimeout, ChildDied, call_with_timeout
+from kernbench.runner.isolation import (
+    CellTimeout,
+    ChildDied,
+    call_with_timeout,
+    close_children,
+)
 from kernbench.store.lock import pid_alive
 
 runner = CliRunner()
@@ -47,6 +52,47 @@ def test_timeout_kills_the_child_and_everything_it_started(tmp_path):
 def test_a_crashing_child_is_reported_not_hung():
     with pytest.raises(ChildDied, match="SIGABRT"):
         call_with_timeout(os.abort, (), 30)
+
+
+def test_one_child_serves_the_calls_and_is_replaced_only_when_lost(tmp_path, monkeypatch):
+    close_children()
+    first = call_with_timeout(os.getpid, (), 30)
+    assert first != os.getpid()
+    assert call_with_timeout(os.getpid, (), 30) == first  # reused: no new interpreter
+    with pytest.raises(ValueError):
+        call_with_timeout(math.sqrt, (-1.0,), 30)
+    assert call_with_timeout(os.getpid, (), 30) == first  # an exception keeps it
+    with pytest.raises(CellTimeout):
+        call_with_timeout(time.sleep, (5,), 0.3)
+    assert _wait_dead(first)
+    second = call_with_timeout(os.getpid, (), 30)  # killed at the limit: a new one
+    assert second != first
+    os.kill(second, 9)  # lost while idle: the next call starts a new child, transparently
+    _wait_dead(second)
+    third = call_with_timeout(os.getpid, (), 30)
+    assert third not in (first, second)
+    with pytest.raises(ChildDied, match="SIGABRT"):
+        call_with_timeout(os.abort, (), 30)
+    fourth = call_with_timeout(os.getpid, (), 30)
+    assert fourth != third
+    # a child started under another environment or directory is not reused
+    monkeypatch.setenv("KERNBENCH_TEST_MARK", "1")
+    assert call_with_timeout(os.getenv, ("KERNBENCH_TEST_MARK",), 30) == "1"
+    fifth = call_with_timeout(os.getpid, (), 30)
+    assert fifth != fourth and _wait_dead(fourth)
+    monkeypatch.chdir(tmp_path)
+    assert call_with_timeout(os.getcwd, (), 30) == str(tmp_path)
+    sixth = call_with_timeout(os.getpid, (), 30)
+    assert sixth != fifth
+    close_children()  # a run is over: the child ends
+    assert _wait_dead(sixth)
+
+
+def _wait_dead(pid: int, limit_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + limit_s
+    while pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not pid_alive(pid)
 
 
 def _spec(tmp_path, **protocol):
