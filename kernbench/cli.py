@@ -152,7 +152,12 @@ def run(
     ] = -1,
     fresh: Annotated[bool, typer.Option("--fresh", help="Recompute finished cells too.")] = False,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print the plan and cell statuses; compute nothing.")
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print the plan, cell statuses and an estimate of the time from the store's "
+            "done cells (a pilot run's); compute nothing.",
+        ),
     ] = False,
     realisations: Annotated[
         int | None,
@@ -227,6 +232,7 @@ def run(
         cells = plan_cells(s, realisations=realisations, only=only_map, max_cells=None)
         statuses = cell_statuses(s, target, cells)
         _print_plan(s, cells, statuses, target, fresh)
+        _print_plan_estimate(cells, statuses, target, fresh, jobs)
         return
     from kernbench.store import STORE_FILE
 
@@ -362,6 +368,42 @@ def _print_plan(s, cells, statuses, target: Path, fresh: bool) -> None:
     for st in statuses.values():
         counts[st] = counts.get(st, 0) + 1
     out.print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+
+
+def _print_plan_estimate(cells, statuses, target: Path, fresh: bool, jobs: int) -> None:
+    """The time the cells to run will take, from the store's done cells (a pilot run's)."""
+    from kernbench.runner.backends import worker_count
+    from kernbench.store import STORE_FILE, Store
+    from kernbench.store.progress import format_seconds, plan_estimate
+
+    to_run = [c for c in cells if fresh or statuses[c.cell_id] not in ("done", "skipped")]
+    if not to_run:
+        return
+    rows: list = []
+    if (target / STORE_FILE).exists():
+        with Store(target) as store:
+            rows = store.summaries()
+    seconds, estimated, done = plan_estimate(
+        [(c.method.label, c.dataset.label) for c in to_run], rows
+    )
+    if not estimated:
+        out.print(
+            f"estimate: none possible yet ({target} has no done cell of these methods; a pilot "
+            "run, e.g. --realisations 1, times them)",
+            highlight=False,
+        )
+        return
+    workers = worker_count(jobs, len(to_run))
+    unknown = len(to_run) - estimated
+    out.print(
+        f"estimate, not a measurement, from {done} done cell(s): {estimated} of the "
+        f"{len(to_run)} cell(s) to run need ≈ {format_seconds(seconds)} of cell time, "
+        f"≈ {format_seconds(seconds / workers)} at --jobs {jobs}"
+        + (
+            f"; no estimate for {unknown} cell(s) (no done cell of their method)" if unknown else ""
+        ),
+        highlight=False,
+    )
 
 
 # -- merge ---------------------------------------------------------------------------------------

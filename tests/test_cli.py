@@ -392,3 +392,27 @@ def test_signal_exit_statuses_are_documented():
     assert exit_status() == 130  # an interrupt without a recorded signal: Ctrl-C
     docs = (Path(__file__).resolve().parents[1] / "docs" / "reliability.md").read_text()
     assert "| 130 |" in docs and "| 143 |" in docs
+
+
+def test_dry_run_estimates_the_run_from_a_pilot(tmp_path):
+    from kernbench.runner.backends import worker_count
+    from kernbench.store.progress import format_seconds
+
+    spec = write_spec(tmp_path, SPEC)
+    out = tmp_path / "res"
+    args = ["run", str(spec), "--out", str(out)]
+    res = runner.invoke(app, [*args, "--dry-run"])
+    assert res.exit_code == 0 and "estimate: none possible yet" in res.output
+    # the pilot: one realisation of every cell
+    assert runner.invoke(app, [*args, "--jobs", "1", "--realisations", "1"]).exit_code == 0
+    with Store(out) as st:
+        pilot = {(r["method"], r["dataset"]): r["finished_at"] - r["started_at"] for r in st.rows()}
+    # the second realisation's 4 cells: each the pilot's time of its method and dataset
+    expected = sum(pilot.values())
+    res = runner.invoke(app, [*args, "--jobs", "2", "--realisations", "2", "--dry-run"])
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "from 4 done cell(s): 4 of the 4 cell(s) to run" in text
+    assert f"≈ {format_seconds(expected)} of cell time" in text
+    workers = worker_count(2, 4)  # 2 on a machine with two cores or more
+    assert f"≈ {format_seconds(expected / workers)} at --jobs 2" in text

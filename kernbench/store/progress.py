@@ -512,6 +512,20 @@ def cell_time_estimator(
     return estimate
 
 
+def plan_estimate(
+    to_run: list[tuple[str, str]], rows: list[dict[str, Any]]
+) -> tuple[float, int, int]:
+    """Cell time the ``(method, dataset)`` cells of ``to_run`` need, from a store's ``rows``
+    (:meth:`kernbench.store.Store.summaries`): ``(seconds of the estimated cells, how many were
+    estimated, the done cells it came from)``, by :func:`cell_time_estimator`. What a run will
+    take before it starts, from a pilot run (fewer realisations) or an earlier run in the store.
+    """
+    done = done_times(rows)
+    estimate = cell_time_estimator(done)
+    times = [t for m, d in to_run if (t := estimate(m, d)[0]) is not None]
+    return float(sum(times)), len(times), len(done)
+
+
 def cell_time_model(done: list[tuple[str, str, float]]) -> Callable[[str, str], float | None]:
     """``(method, dataset) -> estimated seconds`` from a model fitted to the ``done`` cells.
 
