@@ -363,7 +363,7 @@ class CGENSMaster:
         step = self._step(
             info.primal, self.svm.alpha, exact=inner is None or info.stop_reason == "tol"
         )
-        step.gap = self._claim41_gap(ws.H)
+        step.gap, step.scores = self._claim41_gap(ws.H, step.g)
         step.solver_stop_reason = info.stop_reason
         step.solver_iter = info.n_iter
         step.extra = {
@@ -389,12 +389,14 @@ class CGENSMaster:
             dual_coef=self.svm.alpha.copy(),
         )
 
-    def _claim41_gap(self, H: np.ndarray) -> float:
-        """½·Σ_{j∉𝒲} (Σ_i y_i α_i h_j(x_i))² over the canonical stump set (Claim 4.1)."""
+    def _claim41_gap(self, H: np.ndarray, g: np.ndarray) -> tuple[float, np.ndarray | None]:
+        """½·Σ_{j∉𝒲} (Σ_i y_i α_i h_j(x_i))² over the canonical stump set (Claim 4.1) at the
+        pricing weights g = y∘α, and the scores of every stump at g (the next pricing's; None
+        and a NaN gap without the trace)."""
         if self.gap is None:
-            return float("nan")
+            return float("nan"), None
         space, canonical = self.gap
-        g = self.y * self.svm.alpha
-        s_all = space.scores(g)[canonical]
+        scores = space.scores(g)
+        s_all = scores[canonical]
         s_sel = H.T @ g  # selected columns are members of the canonical set (up to sign)
-        return 0.5 * max(0.0, float(s_all @ s_all) - float(s_sel @ s_sel))
+        return 0.5 * max(0.0, float(s_all @ s_all) - float(s_sel @ s_sel)), scores
