@@ -163,6 +163,7 @@ class WorkingSet:
         self.n_columns = 0
         self.learners: list[Any] = []
         self.classes: list[int] = []
+        self.candidates: list[int | None] = []  # each learner's candidate index, if known
         self.rule = rule
         self.stump_ids: StumpColumnIds | None = None
         self._mask = np.zeros((0, 1), dtype=bool)
@@ -194,6 +195,7 @@ class WorkingSet:
             self.n_columns += 1
             self.learners.append(p.learner)
             self.classes.append(int(col))
+            self.candidates.append(p.candidate)
             slot = col if self.rule.per_column else 0
             if self.in_group is not None:
                 self.in_group[p.learner.group][p.learner.index] = True
