@@ -82,7 +82,13 @@ def _cgens_warm_path(params: Params, grid: Grid) -> bool:
 
 
 def _cgens_capped_path(params: Params, grid: Grid) -> bool:
-    capped = any(v is not None for v in _values(params, grid, "path_inner_epochs", 1))
+    # capped solves on the path (path_inner_epochs, or solver_inner_epochs, which takes
+    # precedence): every stage is now completed
+    capped = any(
+        v is not None
+        for name, default in (("path_inner_epochs", 1), ("solver_inner_epochs", None))
+        for v in _values(params, grid, name, default)
+    )
     return _cgens_warm_path(params, grid) and capped
 
 
