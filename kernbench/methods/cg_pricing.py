@@ -54,7 +54,8 @@ class StumpColumnIds:
         uniq, first, ids = np.unique(keys, axis=0, return_index=True, return_inverse=True)
         self.ids = ids.ravel()
         self.first = first
-        self._lookup = {tuple(k): i for i, k in enumerate(uniq)}
+        self._uniq = uniq
+        self._lookup: dict[tuple, int] | None = None  # built on the first id_of
 
     def _keys(self, S: np.ndarray) -> np.ndarray:
         if not self.signed:
@@ -63,7 +64,16 @@ class StumpColumnIds:
 
     def id_of(self, column: np.ndarray) -> int | None:
         """The id of a training column (None if it is not a candidate's column)."""
+        if self._lookup is None:
+            self._lookup = {tuple(k): i for i, k in enumerate(self._uniq)}
         return self._lookup.get(tuple(self._keys((column @ self._R)[None, :])[0]))
+
+    def id_of_pick(self, pick: Pick) -> int | None:
+        """The id of a picked column: by its candidate index when the pick carries one (and
+        the ids are unsigned), else by hashing its column (:meth:`id_of`)."""
+        if pick.candidate is not None and not self.signed:
+            return int(self.ids[pick.candidate])
+        return self.id_of(pick.column)
 
 
 @dataclass(frozen=True)
@@ -153,6 +163,7 @@ class WorkingSet:
         self.n_columns = 0
         self.learners: list[Any] = []
         self.classes: list[int] = []
+        self.candidates: list[int | None] = []  # each learner's candidate index, if known
         self.rule = rule
         self.stump_ids: StumpColumnIds | None = None
         self._mask = np.zeros((0, 1), dtype=bool)
@@ -184,11 +195,12 @@ class WorkingSet:
             self.n_columns += 1
             self.learners.append(p.learner)
             self.classes.append(int(col))
+            self.candidates.append(p.candidate)
             slot = col if self.rule.per_column else 0
             if self.in_group is not None:
                 self.in_group[p.learner.group][p.learner.index] = True
             elif self.stump_ids is not None:
-                cid = self.stump_ids.id_of(p.column)
+                cid = self.stump_ids.id_of_pick(p)
                 if cid is not None:
                     self._mask[cid, slot] = True
             elif self.rule.exclude:
@@ -237,7 +249,7 @@ class OraclePricer:
         best score is at most ``step.threshold``."""
         g, threshold = step.g, step.threshold
         try:
-            picks, columns = self.best(g, ws)
+            picks, columns = self.best(g, ws, step.scores)
         except SpaceExhaustedError:  # every column selected: the master is the full problem
             return PricingResult([], [], -np.inf, threshold, stop_reason=self.rule.exhausted)
         score = float(max(p.score for p in picks))
@@ -245,12 +257,18 @@ class OraclePricer:
             return PricingResult([], [], score, threshold, stop_reason="converged")
         return PricingResult(list(picks), columns, score, threshold)
 
-    def best(self, g: np.ndarray, ws: WorkingSet) -> tuple[list[Pick], list[int]]:
-        """The best pick(s) for ``g`` outside ``ws`` and the column of ``g`` each answers."""
+    def best(
+        self, g: np.ndarray, ws: WorkingSet, scores: np.ndarray | None = None
+    ) -> tuple[list[Pick], list[int]]:
+        """The best pick(s) for ``g`` outside ``ws`` and the column of ``g`` each answers.
+
+        ``scores``: the stump space's ``scores(g)`` when the caller has them already (1-D ``g``,
+        unsigned rule; otherwise ignored).
+        """
         rule, space = self.rule, self.space
         if ws.stump_ids is not None:
             if g.ndim == 1 and not rule.signed:
-                return [self._price_stumps(g, ws)], [0]
+                return [self._price_stumps(g, ws, scores)], [0]
             return self._price_stump_columns(g.reshape(g.shape[0], -1), ws)
         if g.ndim == 1:
             return [space.best(g, rng=self.rng, absolute=rule.absolute, exclude=ws.excluded())], [0]
@@ -300,7 +318,7 @@ class OraclePricer:
             else:
                 sign = 1 if S[index, k] >= 0 else -1
             column = sign * space.column(index)
-            return Pick(space.stump(index, sign), column, float(column @ G[:, k]))
+            return Pick(space.stump(index, sign), column, float(column @ G[:, k]), candidate=index)
 
         if self.rule.per_column:
             picks, cols = [], []
@@ -320,14 +338,17 @@ class OraclePricer:
         k = int(np.argmax(A[entry]))
         return [pick(entry, k)], [k]
 
-    def _price_stumps(self, g: np.ndarray, ws: WorkingSet) -> Pick:
+    def _price_stumps(
+        self, g: np.ndarray, ws: WorkingSet, scores: np.ndarray | None = None
+    ) -> Pick:
         """Exhaustive stump pricing with the working set masked by column id, O(m·D) per call.
 
         Same rule as ``StumpSpace.best`` with ``exclude`` (max |score| over the candidates whose
         column is not selected, near-ties to the first candidate), without hashing columns.
+        ``scores``: ``space.scores(g)`` if already computed.
         """
         space: StumpSpace = self.space
-        s = space.scores(g)
+        s = space.scores(g) if scores is None else scores
         a = np.abs(s)
         a[ws.stump_mask(1)[:, 0][ws.stump_ids.ids]] = -np.inf
         best = a.max()
@@ -337,4 +358,4 @@ class OraclePricer:
         index = int(np.flatnonzero(a >= best - tol)[0])
         sign = 1 if s[index] >= 0 else -1
         column = sign * space.column(index)
-        return Pick(space.stump(index, sign), column, float(column @ g))
+        return Pick(space.stump(index, sign), column, float(column @ g), candidate=index)

@@ -29,7 +29,7 @@ from kernbench.methods.column_generation import (
 )
 from kernbench.methods.constraints import MAX_BINS_NEEDS_STUMPS, check_cross_constraints
 from kernbench.methods.registry import register
-from kernbench.solvers.linear_svm import RestrictedLinearSVM
+from kernbench.solvers.linear_svm import RestrictedLinearSVM, SolveInfo
 from kernbench.weak.base import Pick
 from kernbench.weak.stumps import MAX_BINS_LIMIT, StumpSpace, feature_usage
 
@@ -76,6 +76,12 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
         Model selection fits a grid's values of C along one path per fold
         (:meth:`fit_warm_path`: ascending C, each fit starting from the previous one's columns
         and α). False: one cold fit per value of C (``fit`` alone is not affected).
+    path_inner_epochs : int or None, default=1
+        The fits of :meth:`fit_warm_path` (model selection's path along C) cap their
+        intermediate restricted solves at this many epochs, as ``solver_inner_epochs`` does
+        (which takes precedence when set), and solve the restricted SVM to ``solver_tol`` at
+        every stage, so every model the path returns is the optimum of (1) over its columns.
+        None: every solve of the path gets the full budget (``fit`` alone is not affected).
     random_state : int, RandomState or None, default=None
         Seeds the sampled weak learners and the coordinate order.
 
@@ -101,6 +107,7 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
         "solver_inner_epochs": [Interval(Integral, 1, None, closed="left"), None],
         "gap_trace": ["boolean"],
         "warm_path": ["boolean"],
+        "path_inner_epochs": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
     }
     _cross_constraints = (MAX_BINS_NEEDS_STUMPS,)
@@ -122,6 +129,7 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
         solver_inner_epochs: int | None = None,
         gap_trace: bool = True,
         warm_path: bool = True,
+        path_inner_epochs: int | None = 1,
         random_state=None,
     ) -> None:
         self.C = C
@@ -137,6 +145,7 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
         self.solver_inner_epochs = solver_inner_epochs
         self.gap_trace = gap_trace
         self.warm_path = warm_path
+        self.path_inner_epochs = path_inner_epochs
         self.random_state = random_state
 
     def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
@@ -159,13 +168,19 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
         rng: np.random.Generator,
         context: Any = None,
     ) -> CGENSMaster:
-        return self._master(y, (space, ws, rng), self.C / 2.0)  # Alg. 1 line 1: α_i = C/2
+        # Alg. 1 line 1: α_i = C/2
+        return self._master(y, (space, ws, rng), self.C / 2.0, self.solver_inner_epochs)
 
     def _master(
-        self, y: np.ndarray, parts: tuple[Any, WorkingSet, np.random.Generator], alpha0: Any
+        self,
+        y: np.ndarray,
+        parts: tuple[Any, WorkingSet, np.random.Generator],
+        alpha0: Any,
+        inner_epochs: int | None,
     ) -> CGENSMaster:
         """The master at this C on the ±1 labels ``y``, with ``parts`` = (space, working set,
-        generator) and the restricted SVM's α starting at ``alpha0`` (a float or per point)."""
+        generator), the restricted SVM's α starting at ``alpha0`` (a float or per point) and its
+        intermediate solves capped at ``inner_epochs`` epochs (None: full solves)."""
         space, ws, rng = parts
         eps = 1e-6 * self.C * y.shape[0] if self.tol is None else float(self.tol)
         svm = RestrictedLinearSVM(
@@ -180,7 +195,7 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
         gap = None
         if self.gap_trace and ws.stump_ids is not None:
             gap = (space, ws.stump_ids.first)  # the canonical stump set
-        return CGENSMaster(svm, y, self.C, eps, self.solver_inner_epochs, gap)
+        return CGENSMaster(svm, y, self.C, eps, inner_epochs, gap)
 
     def _finish_fit(
         self, master: CGENSMaster, ws: WorkingSet, last: MasterStep, priced: Any
@@ -225,60 +240,84 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
             (params ``C`` and ``max_iter`` = the stage; ``coef_path_`` and ``trace_`` hold one
             entry per restricted solve made at that C).
         """
+        self._validate_params()
         stages = sorted({int(t) for t in stages})
-        fit = clone(self).set_params(C=values[0], max_iter=stages[-1]).fit(X, y)
-        out = [{t: fit._stage(t) for t in stages}]
-        for C in values[1:]:
-            fit = clone(self).set_params(C=C, max_iter=stages[-1])._fit_from(X, y, fit, stages)
+        inner = self.solver_inner_epochs
+        if inner is None:
+            inner = self.path_inner_epochs
+        out: list[dict[int, CGENS]] = []
+        fit = None
+        for C in values:
+            fit = (
+                clone(self).set_params(C=C, max_iter=stages[-1])._fit_from(X, y, fit, stages, inner)
+            )
             out.append({t: fit._stage(t) for t in stages})
         return out
 
-    def _fit_from(self, X: Any, y: Any, prev: CGENS, stages: list[int]) -> CGENS:
-        """The fit at this C starting from ``prev``, a fit on the same (X, y) at another C (see
-        :meth:`fit_warm_path`)."""
+    def _fit_from(
+        self, X: Any, y: Any, prev: CGENS | None, stages: list[int], inner: int | None
+    ) -> CGENS:
+        """The fit at this C starting from ``prev``, a fit on the same (X, y) at another C, or
+        from the empty working set (``prev`` None: with ``inner`` None, the cold fit), its
+        intermediate restricted solves capped at ``inner`` epochs and the solve at every stage
+        complete (see :meth:`fit_warm_path`)."""
         check_cross_constraints(self)
         X, y, y_enc = self._prepare_targets(X, y)
         rng = generator_from(self.random_state)
         t0 = time.perf_counter()
         space = self._make_space(X, rng)
         ws = self._make_working_set(X.shape[0], space)
-        alpha0 = np.clip(prev.dual_coef_ * (self.C / prev.C), 0.0, self.C)
-        master = self._master(y_enc, (space, ws, rng), alpha0)
-        H = prev._learner_matrix(X)
-        n_prev = H.shape[1]
         coef_path: list[np.ndarray] = []
         intercept_path: list[Any] = []
         trace: dict[str, list] = defaultdict(list)
-        step = master.resume()
-        for end in [t for t in stages if t < n_prev] + [n_prev]:
-            if end <= ws.n_columns:
-                continue
-            picks = [Pick(prev.learners_[j], H[:, j], 0.0) for j in range(ws.n_columns, end)]
-            ws.add(picks, [0] * len(picks))
-            master.add_columns(picks, [0] * len(picks))
-            step = master.solve(ws)
-            if not step.exact:  # a scored model: solved to tolerance
-                step = master.complete(ws)
-            self._record(step, None, ws, y, t0, coef_path, intercept_path, trace)
+        if prev is None:
+            master = self._master(y_enc, (space, ws, rng), self.C / 2.0, inner)  # Alg. 1 line 1
+            step = master.start()
+        else:
+            alpha0 = np.clip(prev.dual_coef_ * (self.C / prev.C), 0.0, self.C)
+            master = self._master(y_enc, (space, ws, rng), alpha0, inner)
+            step = master.resume()
+            H = prev._learner_matrix(X)
+            n_prev = H.shape[1]
+            cands = prev._candidates  # the same space: the same candidate indices
+            for end in [t for t in stages if t < n_prev] + [n_prev]:
+                if end <= ws.n_columns:
+                    continue
+                picks = [
+                    Pick(prev.learners_[j], H[:, j], 0.0, candidate=cands[j])
+                    for j in range(ws.n_columns, end)
+                ]
+                ws.add(picks, [0] * len(picks))
+                master.add_columns(picks, [0] * len(picks))
+                step = master.solve(ws)
+                if not step.exact:  # a scored model: solved to tolerance
+                    step = master.complete(ws)
+                self._record(step, None, ws, y, t0, coef_path, intercept_path, trace)
         priced = None
-        if ws.n_columns < self.max_iter:  # column generation at this C goes on
-            pricer = self._make_pricer(space, master, rng) if space is not None else None
+        self.stop_reason_ = "max_iter"
+        self.final_score_ = float("nan")
+        pricer = self._make_pricer(space, master, rng) if space is not None else None
+        # column generation at this C goes on, one segment per stage: each ends on a complete
+        # solve (the loop completes an inexact last solve), which the next continues from
+        for end in [t for t in stages if t > ws.n_columns]:
             step, priced = self._run(
-                master, pricer, ws, y, t0, step=step, n_iter=self.max_iter - ws.n_columns
+                master, pricer, ws, y, t0, step=step, n_iter=end - ws.n_columns
             )
+            if self.coef_path_:
+                self.trace_["objective"][-1] = float(step.objective)  # the completed solve's
             coef_path += self.coef_path_
             intercept_path += self.intercept_path_
             for key, values in self.trace_.items():
                 trace[key] += values
-        else:
-            self.stop_reason_ = "max_iter"
-            self.final_score_ = float("nan")
+            if self.stop_reason_ != "max_iter":
+                break
         self.coef_path_, self.intercept_path_ = coef_path, intercept_path
         self.trace_ = dict(trace)
         self.n_iter_ = len(coef_path)
         if coef_path:
             self.coef_, self.intercept_ = coef_path[-1], intercept_path[-1]
         self.learners_ = ws.learners
+        self._candidates = ws.candidates
         self.model_size_ = len(ws.learners)
         self.feature_usage_ = feature_usage(ws.learners, X.shape[1])
         self.fit_time_ = time.perf_counter() - t0
@@ -360,10 +399,16 @@ class CGENSMaster:
         inner = self.inner_epochs
         # Alg. 1 line 6, warm start from the previous α (capped at `inner` epochs if inexact)
         info = self.svm.solve(max_epochs=inner) if inner is not None else self.svm.solve()
-        step = self._step(
-            info.primal, self.svm.alpha, exact=inner is None or info.stop_reason == "tol"
-        )
-        step.gap = self._claim41_gap(ws.H)
+        return self._solved(ws, info, exact=inner is None or info.stop_reason == "tol")
+
+    def complete(self, ws: WorkingSet) -> MasterStep:
+        """The full solve after capped ones (``solver_tol``, ``solver_max_epochs``)."""
+        return self._solved(ws, self.svm.solve(), exact=True)
+
+    def _solved(self, ws: WorkingSet, info: SolveInfo, exact: bool) -> MasterStep:
+        """The step after a restricted solve that reported ``info``."""
+        step = self._step(info.primal, self.svm.alpha, exact=exact)
+        step.gap, step.scores = self._claim41_gap(ws.H, step.g)
         step.solver_stop_reason = info.stop_reason
         step.solver_iter = info.n_iter
         step.extra = {
@@ -372,11 +417,6 @@ class CGENSMaster:
             "violation": info.violation,
         }
         return step
-
-    def complete(self, ws: WorkingSet) -> MasterStep:
-        """The full solve after capped ones (``solver_tol``, ``solver_max_epochs``)."""
-        info = self.svm.solve()
-        return self._step(info.primal, self.svm.alpha, exact=True)
 
     def _step(self, objective: float, alpha: np.ndarray, exact: bool) -> MasterStep:
         return MasterStep(
@@ -389,12 +429,14 @@ class CGENSMaster:
             dual_coef=self.svm.alpha.copy(),
         )
 
-    def _claim41_gap(self, H: np.ndarray) -> float:
-        """½·Σ_{j∉𝒲} (Σ_i y_i α_i h_j(x_i))² over the canonical stump set (Claim 4.1)."""
+    def _claim41_gap(self, H: np.ndarray, g: np.ndarray) -> tuple[float, np.ndarray | None]:
+        """½·Σ_{j∉𝒲} (Σ_i y_i α_i h_j(x_i))² over the canonical stump set (Claim 4.1) at the
+        pricing weights g = y∘α, and the scores of every stump at g (the next pricing's; None
+        and a NaN gap without the trace)."""
         if self.gap is None:
-            return float("nan")
+            return float("nan"), None
         space, canonical = self.gap
-        g = self.y * self.svm.alpha
-        s_all = space.scores(g)[canonical]
+        scores = space.scores(g)
+        s_all = scores[canonical]
         s_sel = H.T @ g  # selected columns are members of the canonical set (up to sign)
-        return 0.5 * max(0.0, float(s_all @ s_all) - float(s_sel @ s_sel))
+        return 0.5 * max(0.0, float(s_all @ s_all) - float(s_sel @ s_sel)), scores

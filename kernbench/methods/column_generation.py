@@ -108,6 +108,9 @@ class MasterStep:
     result : object
         The restricted solver's own result, for a pricer that needs more than ``g`` (CG-Boost
         reads the slacks and the objective).
+    scores : ndarray or None
+        The stump space's scores Σ_i g_i h(x_i) at ``g`` (1-D), when the master computed them
+        (CGENS's gap trace): the pricer uses them instead of a second pass.
     """
 
     objective: float
@@ -124,6 +127,7 @@ class MasterStep:
     decision: np.ndarray | None = None
     dual_coef: np.ndarray | None = None
     result: Any = None
+    scores: np.ndarray | None = None
 
 
 class RestrictedMaster(Protocol):

@@ -81,6 +81,17 @@ def _cgens_warm_path(params: Params, grid: Grid) -> bool:
     return len(grid.get("C", [])) > 1 and True in _values(params, grid, "warm_path", True)
 
 
+def _cgens_capped_path(params: Params, grid: Grid) -> bool:
+    # capped solves on the path (path_inner_epochs, or solver_inner_epochs, which takes
+    # precedence): every stage is now completed
+    capped = any(
+        v is not None
+        for name, default in (("path_inner_epochs", 1), ("solver_inner_epochs", None))
+        for v in _values(params, grid, name, default)
+    )
+    return _cgens_warm_path(params, grid) and capped
+
+
 def _lpboost_c_form(params: Params, grid: Grid) -> bool:
     return any(c is not None for c in _values(params, grid, "C", None))
 
@@ -138,6 +149,12 @@ REVISIONS: dict[str, MethodNumerics] = {
                 4,
                 "model selection fits a grid's values of C along one warm-started path per fold",
                 _cgens_warm_path,
+            ),
+            Revision(
+                5,
+                "the path along C caps its intermediate restricted solves at m pair updates "
+                "(every stage's model solved to tolerance)",
+                _cgens_capped_path,
             ),
         ),
         digest="d0b7a7314f46076f",

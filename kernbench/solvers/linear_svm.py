@@ -1115,7 +1115,11 @@ class RestrictedLinearSVM:
         """½||w||² + C·Σ hinge (``liblinear``: + ½b²) at (w, b) (default: the current solution)."""
         w = self._w[: self._J] if w is None else w
         b = self.b if b is None else b
-        margins = self.y * (self._matvec(w) + b)
+        return self._primal_from(w, self._matvec(w), b)
+
+    def _primal_from(self, w: np.ndarray, phi_w: np.ndarray, b: float) -> float:
+        """The primal objective at (w, b) given Φw."""
+        margins = self.y * (phi_w + b)
         reg = 0.5 * float(w @ w) + (0.5 * b * b if self.bias_mode == "liblinear" else 0.0)
         return reg + self.C * float(np.maximum(0.0, 1.0 - margins).sum())
 
@@ -1164,9 +1168,15 @@ class RestrictedLinearSVM:
         if self.bias_mode == "exact":
             G = self._gradient()
             steps, viol, ok = self._smo(G, tol, max_epochs * m)
-            self._w = np.append(self._rmatvec(self.y * self.alpha), 0.0)
-            G = self.y * self._matvec(self._w[: self._J]) - 1.0  # fresh gradient (no drift)
+            w = self._rmatvec(self.y * self.alpha)
+            self._w = np.append(w, 0.0)
+            phi_w = self._matvec(self._w[: self._J])  # Φw: the gradient's and the margins'
+            G = self.y * phi_w - 1.0  # fresh gradient (no drift)
             self.b = -libsvm_rho(G, self.y, self.alpha, self.C)
+            # the objectives from the products just computed: the values of primal_objective
+            # and dual_objective without two more passes over the columns
+            primal = self._primal_from(self._w[: self._J], phi_w, self.b)
+            dual = float(self.alpha.sum()) - 0.5 * float(w @ w)
             n_iter = int(steps)
         else:
             self._w = np.append(self._rmatvec(self.y * self.alpha), float(self.y @ self.alpha))
@@ -1185,10 +1195,11 @@ class RestrictedLinearSVM:
                 self._dual_diagonal(),
             )
             self.b = float(self._w[self._J])
+            primal, dual = self.primal_objective(), self.dual_objective()
             n_iter = int(epochs)
         return SolveInfo(
-            primal=self.primal_objective(),
-            dual=self.dual_objective(),
+            primal=primal,
+            dual=dual,
             violation=float(viol),
             n_iter=n_iter,
             stop_reason="tol" if ok else "max_epochs",

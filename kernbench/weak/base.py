@@ -43,11 +43,15 @@ class Pick:
         ``learner.predict(X_train)``: the new column of the hypothesis matrix H.
     score : float
         Σ_i g_i column_i for the returned learner.
+    candidate : int or None
+        The learner's candidate index in an exhaustive space (stumps), when the oracle knows
+        it: the working set then excludes it by that index without hashing its column.
     """
 
     learner: Any
     column: np.ndarray
     score: float
+    candidate: int | None = None
 
 
 class WeakLearnerSpace(Protocol):

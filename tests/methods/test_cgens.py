@@ -232,9 +232,11 @@ def _restricted_svm(H, y, C):
 
 
 def test_warm_path_first_value_is_the_cold_fit_cut_at_each_stage():
+    """With full solves along the path (``path_inner_epochs=None``) the first value's fit is
+    the cold fit, cut at each stage."""
     X, y = _toy(seed=4, m=80)
     stages = [3, 8, 20]
-    fits = CGENS(random_state=0).fit_warm_path(X, y, [0.5, 2.0], stages)
+    fits = CGENS(path_inner_epochs=None, random_state=0).fit_warm_path(X, y, [0.5, 2.0], stages)
     for t in stages:
         cold = CGENS(C=0.5, max_iter=t, random_state=0).fit(X, y)
         snap = fits[0][t]
@@ -242,6 +244,39 @@ def test_warm_path_first_value_is_the_cold_fit_cut_at_each_stage():
         assert snap.model_size_ == cold.model_size_
         np.testing.assert_array_equal(snap.decision_function(X), cold.decision_function(X))
         np.testing.assert_array_equal(snap.predict(X), cold.predict(X))
+
+
+def test_warm_path_inexact_intermediate_solves_give_restricted_optima_at_every_stage():
+    """With the default capped intermediate solves (``path_inner_epochs=1``) every model the
+    path returns, at every C and stage, is the optimum of (1) at its C over its own columns
+    (cvxpy), and the first stage of the first C is the cold fit with the same cap."""
+    X, y = _toy(seed=3, m=90)
+    stages = [4, 12, 30]
+    Cs = [0.1, 1.0, 10.0]
+    est = CGENS(solver_tol=1e-9, solver_max_epochs=10**5, random_state=0)
+    assert est.path_inner_epochs == 1
+    fits = est.fit_warm_path(X, y, Cs, stages)
+    capped = 0
+    for C, by_stage in zip(Cs, fits):
+        for t, snap in by_stage.items():
+            capped += snap.trace_["solver_stop_reason"].count("max_epochs")
+            ys = np.where(y == snap.classes_[1], 1.0, -1.0)
+            H = snap._learner_matrix(X)
+            assert H.shape[1] <= t
+            ref = _restricted_svm(H, ys, C)
+            assert snap.trace_["objective"][-1] == pytest.approx(ref, rel=1e-6, abs=1e-8)
+            # the model's own objective, recomputed from its coefficients
+            dec = H @ snap.coef_ + snap.intercept_
+            obj = 0.5 * snap.coef_ @ snap.coef_ + C * np.maximum(0.0, 1.0 - ys * dec).sum()
+            assert obj == pytest.approx(ref, rel=1e-6, abs=1e-8)
+    assert capped > 0  # the intermediate solves were capped: the path is not the full one
+    cold = CGENS(
+        C=0.1, max_iter=stages[0], solver_inner_epochs=1, solver_tol=1e-9,
+        solver_max_epochs=10**5, random_state=0,
+    ).fit(X, y)  # fmt: skip
+    np.testing.assert_array_equal(
+        fits[0][stages[0]].decision_function(X), cold.decision_function(X)
+    )
 
 
 def test_warm_path_solves_are_the_restricted_optima_at_each_c():

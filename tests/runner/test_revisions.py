@@ -39,8 +39,11 @@ def test_the_digest_sees_a_change_of_numerics(monkeypatch):
         ("cgens", {}, {}, 3),  # exact bias: the shrinking SMO
         ("cgens", {"bias_mode": "liblinear"}, {}, 1),
         ("cgens", {}, {"bias_mode": ["liblinear", "exact"]}, 3),
-        ("cgens", {}, {"C": [0.1, 1.0]}, 4),  # the warm path along C
-        ("cgens", {"bias_mode": "liblinear"}, {"C": [0.1, 1.0]}, 4),
+        ("cgens", {}, {"C": [0.1, 1.0]}, 5),  # the warm path along C, capped between stages
+        ("cgens", {"bias_mode": "liblinear"}, {"C": [0.1, 1.0]}, 5),
+        ("cgens", {"path_inner_epochs": None}, {"C": [0.1, 1.0]}, 4),  # full solves on the path
+        ("cgens", {"path_inner_epochs": None, "solver_inner_epochs": 1}, {"C": [0.1, 1.0]}, 5),
+        ("cgens", {}, {"C": [0.1, 1.0], "path_inner_epochs": [None, 1]}, 5),
         ("cgens", {"warm_path": False}, {"C": [0.1, 1.0]}, 3),
         ("cgens", {}, {"C": [1.0]}, 3),
         ("lpboost", {}, {"nu": [0.1]}, 3),
