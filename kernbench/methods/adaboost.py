@@ -115,12 +115,14 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         ``weak_learner="stump"`` only. None: the exact stump search (every threshold between
         consecutive distinct values). An integer B: the binned (histogram) search of the
         gradient-boosting libraries, at most B − 1 thresholds per feature near its B-quantiles
-        (all of them for a feature with at most B distinct values, where it equals the exact
-        search): faster and lighter on large data. ``"auto"``: binned with 256 bins from 20 000
+        (of a fixed sample of 200 000 rows on larger training sets; all of them for a feature
+        with at most B distinct values there, where it equals the exact search): faster and
+        lighter on large data. ``"auto"``: binned with 256 bins from 20 000
         training points up, exact below (docs/performance.md gives the speed and error cost).
     n_jobs : int or None, default=None
-        Threads of the stump search (split over features; scikit-learn's convention: −1 all
-        cores, None the process default: all cores, or the share the runner gives each cell).
+        Threads of the stump search (split over features or row chunks; scikit-learn's
+        convention: −1 all cores, None the process default: all cores, or the share the runner
+        gives each cell).
         The model is the same for any value.
     zero_error : {"stop", "continue"}, default="stop"
         A round whose weak learner has zero weighted error: ``"stop"`` appends it with

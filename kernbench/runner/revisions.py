@@ -96,6 +96,23 @@ def _lpboost_c_form(params: Params, grid: Grid) -> bool:
     return any(c is not None for c in _values(params, grid, "C", None))
 
 
+def _binned_stumps(default: Any) -> Callable[[Params, Grid], bool]:
+    """Entries that may search stumps binned: a stump weak learner and some ``max_bins`` not
+    None (``default``: the method's own)."""
+
+    def applies(params: Params, grid: Grid) -> bool:
+        stumps = "stump" in _values(params, grid, "weak_learner", "stump")
+        return stumps and any(b is not None for b in _values(params, grid, "max_bins", default))
+
+    return applies
+
+
+_BINNED_SAMPLE = (
+    "the binned stump search takes its cuts from a fixed 200 000-row sample and adds its "
+    "histograms over fixed chunks of rows"
+)
+
+
 _CGBOOST_REVISIONS = (
     Revision(
         1,
@@ -110,7 +127,10 @@ REVISIONS: dict[str, MethodNumerics] = {
     "ada_svm": MethodNumerics(digest="f0052ec6c87b2607", reference_params={"n_estimators": 2}),
     "ada_tree": MethodNumerics(digest="bc3b5311ce40d604", reference_params={"n_estimators": 5}),
     "adaboost": MethodNumerics(
-        (Revision(1, "the RCD perceptron merges equal projections in a stable order"),),
+        (
+            Revision(1, "the RCD perceptron merges equal projections in a stable order"),
+            Revision(2, _BINNED_SAMPLE, _binned_stumps("auto")),
+        ),
         digest="384acb2d7ba9de52",
         reference_params={"n_estimators": 10},
     ),
@@ -156,6 +176,7 @@ REVISIONS: dict[str, MethodNumerics] = {
                 "(every stage's model solved to tolerance)",
                 _cgens_capped_path,
             ),
+            Revision(6, _BINNED_SAMPLE, _binned_stumps(None)),
         ),
         digest="d0b7a7314f46076f",
         reference_params={"max_iter": 10},
@@ -169,6 +190,7 @@ REVISIONS: dict[str, MethodNumerics] = {
             Revision(2, "the ν-master stores ±1 columns sparsely: other optimal duals"),
             Revision(3, "the ν-LP held as its dual (cut rows, dual simplex): other optimal duals"),
             Revision(4, "the C-form (4) held as its dual (5), grown by cuts", _lpboost_c_form),
+            Revision(5, _BINNED_SAMPLE, _binned_stumps(None)),
         ),
         digest="c4b37f0a531a5b60",
         reference_params={"max_iter": 10},

@@ -8,13 +8,16 @@ the weights of the points below the threshold:
   built; one pass per feature accumulates g in that order and writes G − 2·(running sum) at every
   cut between distinct values. The running sum is the same left-to-right sum ``np.cumsum`` takes,
   so the scores are bitwise those of the vectorised gather + cumsum formulation.
-- :func:`binned_scores` (histogram): every value was replaced by its bin code once; one pass over
-  the rows adds g_i to its bin of every feature, then the bins' prefix sums give the scores at the
-  bin boundaries. O(m·D + D·B) per call and no random access into g.
+- :func:`binned_histograms` and :func:`binned_scores` (histogram): every value was replaced by its
+  bin code once (:func:`bin_codes`); one pass over the rows adds g_i to its bin of every feature,
+  then the bins' prefix sums give the scores at the bin boundaries. O(m·D + D·B) per call and no
+  random access into g.
 
-Every kernel works on a block of features ``d0:d1`` and releases the GIL, so that
-:func:`kernbench.solvers.threads.run_blocks` can split a search over threads; a feature's sums
-are the same in any block, so the scores are bitwise those of one thread.
+The kernels work on a block of independent work (features ``d0:d1`` for the exact search, a range
+of fixed row chunks for the histograms, rows for the codes) and release the GIL, so that
+:func:`kernbench.solvers.threads.run_blocks` can split a search over threads. A feature's running
+sums are the same in any block of features, and the histogram chunks are fixed by the number of
+rows and added in chunk order, so the scores are bitwise those of one thread.
 
 Plus :func:`first_near_max`, the oracle's tie rule: the first candidate whose |score| is within
 ``tol`` of the maximum (:func:`presorted_scores` returns it too, without a second pass).
@@ -229,22 +232,72 @@ def presorted_scores_many(g, order, offsets, cut_mask, G, n_const, out, d0, d1):
 
 
 @numba.njit(cache=True, nogil=True)
-def binned_scores(g, codes, offsets, G, n_const, hist, out, d0, d1):  # pragma: no cover - numba
-    """Histogram scores of features ``d0:d1``: ``codes`` (m, D) bin codes, feature d has
-    ``offsets[d+1] − offsets[d]`` cuts (one bin more); ``hist`` (D, B) is scratch space (rows
-    ``d0:d1`` used); ``out`` as in :func:`presorted_scores`. Each bin sums its rows in row order,
-    whatever the block. The block starting at feature 0 writes the constant candidate.
+def bin_codes(X, padded, codes, r0, r1):  # pragma: no cover - numba
+    """Bin codes of rows ``r0:r1``: ``codes[i, d]`` = #{k : t_k ≤ X[i, d]} over feature d's
+    sorted thresholds, so that x ≥ t_k exactly when the code exceeds k. ``padded`` (D, 256)
+    holds each feature's thresholds (at most 255) followed by +inf. Row blocks are independent.
+
+    Notes
+    -----
+    A binary search of eight fixed steps without branches (each step adds its half-width when the
+    threshold just below it is ≤ x): the searches of a row's features do not wait on each other.
     """
-    m = codes.shape[0]
-    hist[d0:d1, :] = 0.0
-    for i in range(m):
-        gi = g[i]
-        for d in range(d0, d1):
-            hist[d, codes[i, d]] += gi
-    if n_const and d0 == 0:
+    D = X.shape[1]
+    for i in range(r0, r1):
+        for d in range(D):
+            x = X[i, d]
+            t = padded[d]
+            b = 128 * (t[127] <= x)
+            b += 64 * (t[b + 63] <= x)
+            b += 32 * (t[b + 31] <= x)
+            b += 16 * (t[b + 15] <= x)
+            b += 8 * (t[b + 7] <= x)
+            b += 4 * (t[b + 3] <= x)
+            b += 2 * (t[b + 1] <= x)
+            b += t[b] <= x
+            codes[i, d] = b
+
+
+@numba.njit(cache=True, nogil=True)
+def binned_histograms(g, codes, chunk_starts, hists, c0, c1):  # pragma: no cover - numba
+    """Per-chunk histograms of chunks ``c0:c1``: ``hists[c, d, b]`` = Σ g_i over the rows
+    ``chunk_starts[c]:chunk_starts[c + 1]`` whose code on feature d is b, summed in row order.
+    Chunks are independent: the threads of :func:`kernbench.solvers.threads.run_blocks` take a
+    range of them each."""
+    D = codes.shape[1]
+    for c in range(c0, c1):
+        h = hists[c]
+        h[:, :] = 0.0
+        for i in range(chunk_starts[c], chunk_starts[c + 1]):
+            gi = g[i]
+            for d in range(D):
+                h[d, codes[i, d]] += gi
+
+
+@numba.njit(cache=True, nogil=True)
+def binned_scores(hists, offsets, G, n_const, out):  # pragma: no cover - numba
+    """Histogram scores from the chunks' histograms of :func:`binned_histograms`: each bin's
+    chunk sums are added in chunk order, then each feature's prefix sums over its bins give the
+    scores at its cuts; feature d has ``offsets[d+1] − offsets[d]`` cuts (one bin more). ``out``
+    as in :func:`presorted_scores` (``out[0]``: the constant candidate when ``n_const``).
+    """
+    n_chunks, D = hists.shape[0], hists.shape[1]
+    if n_const:
         out[0] = G
-    for d in range(d0, d1):
+    for d in range(D):
         acc = 0.0
         for k in range(offsets[d], offsets[d + 1]):
-            acc += hist[d, k - offsets[d]]
+            b = k - offsets[d]
+            s = hists[0, d, b]
+            for c in range(1, n_chunks):
+                s += hists[c, d, b]
+            acc += s
             out[n_const + k] = G - 2.0 * acc
+
+
+@numba.njit(cache=True, nogil=True)
+def binned_column(codes, d, k, sign, out):  # pragma: no cover - numba
+    """The training column of feature d's cut k (local index) with polarity ``sign``:
+    ``out[i] = sign`` where x_id ≥ t_k (code > k), else −sign."""
+    for i in range(codes.shape[0]):
+        out[i] = sign if codes[i, d] > k else -sign

@@ -22,10 +22,10 @@ maximum (``absolute=False``) and the maximum modulus (``absolute=True``, CGENS c
 the same candidate, and the returned stump always has a non-negative score.
 
 With ``max_bins=B`` the space is the binned (histogram) search of the gradient-boosting libraries:
-each feature keeps at most B − 1 of its cuts (near its B-quantiles; all of them when it has at most
-B distinct values) and an oracle call sums g per bin instead of per sorted point, in the same
-candidate order and tie rule. It trades exactness of the threshold for speed and memory on
-large m (docs/performance.md).
+each feature keeps at most B − 1 cuts (near the B-quantiles of its values in at most
+:data:`BIN_SAMPLE_ROWS` rows; all of them when those hold at most B distinct values) and an oracle
+call sums g per bin instead of per sorted point, in the same candidate order and tie rule. It
+trades exactness of the threshold for speed and memory on large m (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernbench.solvers.stump_search import (
+    bin_codes,
+    binned_column,
+    binned_histograms,
     binned_scores,
     first_near_max,
     presorted_block,
@@ -43,7 +46,7 @@ from kernbench.solvers.stump_search import (
     presorted_scores,
     presorted_scores_many,
 )
-from kernbench.solvers.threads import resolve_threads, run_blocks, useful_threads
+from kernbench.solvers.threads import block_bounds, resolve_threads, run_blocks, useful_threads
 from kernbench.weak.base import ColumnSet, Pick
 
 
@@ -60,6 +63,16 @@ MAX_BINS_LIMIT = 65536
 AUTO_MAX_BINS = 256
 #: ``max_bins="auto"``: the smallest training set searched binned (below it: the exact search)
 AUTO_BINNED_ROWS = 20_000
+#: the binned search places its cuts at the quantiles of at most this many rows (a sample of
+#: larger training sets, drawn with :data:`BIN_SAMPLE_SEED`), as the gradient-boosting libraries do
+BIN_SAMPLE_ROWS = 200_000
+BIN_SAMPLE_SEED = 0
+#: the binned search sums its histograms over fixed chunks of at least this many rows (at most
+#: :data:`MAX_BIN_CHUNKS` of them, and at most :data:`HIST_BYTES` of histograms), added in chunk
+#: order: the chunks depend on the training set only, so the scores are the same at any thread count
+BIN_CHUNK_ROWS = 8192
+MAX_BIN_CHUNKS = 64
+HIST_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -179,16 +192,19 @@ class StumpSpace:
         None: the exact search over every cut between consecutive distinct values. ``"auto"``:
         :func:`resolve_max_bins` (binned from :data:`AUTO_BINNED_ROWS` rows up). An integer
         B ≥ 2: the histogram search of the gradient-boosting libraries: each feature keeps at most
-        B − 1 cuts, at the boundaries between distinct values closest to its B-quantiles, and
-        each oracle call sums the weights per bin (O(m·D) sequential work, no random access).
-        A feature with at most B distinct values keeps all its cuts, with the exact search's
-        thresholds, so on such data both searches have the same candidates and the same scores up
-        to the order of summation.
+        B − 1 cuts, at the boundaries between distinct values closest to its B-quantiles, taken
+        over every row up to :data:`BIN_SAMPLE_ROWS` rows and over a fixed-seed sample of that
+        many rows above, and each oracle call sums the weights per bin (O(m·D) sequential work,
+        no random access). A feature with at most B distinct values (in the sample) keeps all its
+        cuts, with the exact search's thresholds, so on such data both searches have the same
+        candidates and the same scores up to the order of summation.
     n_threads : int or None, default=None
-        Threads of each oracle call, split over blocks of features (scikit-learn's ``n_jobs``
-        convention: −1 all cores; None the current default, see
-        :func:`kernbench.solvers.threads.resolve_threads`). Small problems use fewer (at least
-        :data:`MIN_BLOCK_WORK` steps per thread). The scores are bitwise the same for any count.
+        Threads of each oracle call and of the binning (scikit-learn's ``n_jobs`` convention: −1
+        all cores; None the current default, see :func:`kernbench.solvers.threads.resolve_threads`).
+        The exact search splits a call over blocks of features, with at least
+        :data:`MIN_BLOCK_WORK` steps per thread; the binned one over fixed chunks of rows (at
+        least :data:`BIN_CHUNK_ROWS` each, set by the training set alone), whose histograms are
+        added in chunk order. The scores are bitwise the same for any count.
 
     Attributes
     ----------
@@ -222,8 +238,8 @@ class StumpSpace:
         self.n_threads = resolve_threads(n_threads)
         self._blocks = useful_threads(self.n_threads, m * D)
         self._feature_max = np.empty(D)
-        cut_pos, thresholds = [], []
         if self.max_bins is None:
+            cut_pos, thresholds = [], []
             # the one presort, one feature at a time so that no (D, m) float temporary is held;
             # stable (ties keep their row order, as np.argsort(X.T, axis=1, kind="stable")): the
             # fast unstable sort is the stable one when a feature has no ties, else sort again
@@ -241,34 +257,75 @@ class StumpSpace:
                 pos = np.flatnonzero(distinct)
                 cut_pos.append(pos.astype(itype))
                 thresholds.append(_midpoints(v[pos], v[pos + 1]))
+            self._cut_pos = np.concatenate(cut_pos)
         else:
-            self._codes = np.empty((m, D), dtype=np.uint8 if self.max_bins <= 256 else np.uint16)
-            for d in range(D):
-                o = np.argsort(X[:, d])  # any order of ties: equal values share a bin
-                v = X[o, d]
-                last = np.flatnonzero(v[1:] > v[:-1])  # sorted positions ending a distinct run
-                if last.size < self.max_bins:  # at most B distinct values: every cut
-                    cuts = last
-                else:  # the cut after the distinct value holding each B-quantile
-                    q = np.arange(1, self.max_bins) * (m / self.max_bins)
-                    j = np.unique(np.searchsorted(last + 1, q, side="left"))  # last+1: #{x ≤ u_j}
-                    cuts = last[j[j < last.size]]
-                code_sorted = np.zeros(m, dtype=np.intp)
-                code_sorted[cuts + 1] = 1
-                code = np.empty(m, dtype=self._codes.dtype)
-                code[o] = np.cumsum(code_sorted)  # #{t_k ≤ x}, scattered into a compact vector
-                self._codes[:, d] = code
-                cut_pos.append(cuts)
-                thresholds.append(_midpoints(v[cuts], v[cuts + 1]))
-        counts_per_feature = np.array([c.size for c in cut_pos], dtype=np.int64)
+            thresholds = self._bin_thresholds(X)
+            self._build_codes(X, thresholds)
+        counts_per_feature = np.array([t.size for t in thresholds], dtype=np.int64)
         self._offsets = np.concatenate([[0], np.cumsum(counts_per_feature)]).astype(np.int64)
-        self._cut_pos = np.concatenate(cut_pos) if cut_pos else np.empty(0, dtype=np.int32)
         self.candidate_thresholds = np.concatenate([np.full(self._n_const, -np.inf), *thresholds])
         self.n_candidates = int(self.candidate_thresholds.size)
         self._buffer = np.empty(self.n_candidates)  # scores of the last best() call
         if self.max_bins is not None:
             width = int(counts_per_feature.max(initial=0)) + 1
-            self._hist = np.zeros((D, width))
+            n_chunks = max(
+                min(m // BIN_CHUNK_ROWS, MAX_BIN_CHUNKS, HIST_BYTES // (8 * D * width)), 1
+            )
+            chunks = block_bounds(m, n_chunks)
+            self._chunk_starts = np.array([lo for lo, _ in chunks] + [m], dtype=np.int64)
+            self._hists = np.zeros((len(chunks), D, width))
+            self._blocks = min(self.n_threads, len(chunks))
+
+    def _bin_thresholds(self, X: np.ndarray) -> list[np.ndarray]:
+        """Each feature's thresholds of the binned search, from the sorted values of at most
+        :data:`BIN_SAMPLE_ROWS` rows (a fixed-seed sample of larger sets, every row otherwise):
+        every cut when the sample has at most B distinct values, else the cut after the distinct
+        value holding each of its B-quantiles. Features are sorted in blocks over threads."""
+        m, D = X.shape
+        if m > BIN_SAMPLE_ROWS:
+            rows = np.random.default_rng(BIN_SAMPLE_SEED).choice(m, BIN_SAMPLE_ROWS, replace=False)
+            sample = np.ascontiguousarray(X[np.sort(rows)].T)
+        else:
+            sample = np.ascontiguousarray(X.T)
+        n, B = sample.shape[1], int(self.max_bins)  # type: ignore[arg-type]
+        thresholds: list[np.ndarray] = [np.empty(0)] * D
+
+        def block(d0: int, d1: int) -> None:
+            values = sample[d0:d1]
+            values.sort(axis=1)
+            for d in range(d0, d1):
+                v = values[d - d0]
+                last = np.flatnonzero(v[1:] > v[:-1])  # sorted positions ending a distinct run
+                if last.size < B:  # at most B distinct values: every cut
+                    cuts = last
+                else:  # the cut after the distinct value holding each B-quantile
+                    q = np.arange(1, B) * (n / B)
+                    j = np.unique(np.searchsorted(last + 1, q, side="left"))  # last+1: #{x ≤ u_j}
+                    cuts = last[j[j < last.size]]
+                thresholds[d] = _midpoints(v[cuts], v[cuts + 1])
+
+        run_blocks(block, D, useful_threads(self.n_threads, n * D))
+        return thresholds
+
+    def _build_codes(self, X: np.ndarray, thresholds: list[np.ndarray]) -> None:
+        """The (m, D) bin codes, #{k : t_k ≤ x} over each feature's thresholds: compiled over
+        blocks of rows on threads (at most 256 bins), else one ``np.searchsorted`` per feature."""
+        m, D = X.shape
+        if int(self.max_bins) > 256:  # type: ignore[arg-type]
+            self._codes = np.empty((m, D), dtype=np.uint16)
+            for d, t in enumerate(thresholds):
+                self._codes[:, d] = np.searchsorted(t, X[:, d], side="right")
+            return
+        self._codes = codes = np.empty((m, D), dtype=np.uint8)
+        padded = np.full((D, 256), np.inf)
+        for d, t in enumerate(thresholds):
+            padded[d, : t.size] = t
+        Xc = np.ascontiguousarray(X)
+        run_blocks(
+            lambda r0, r1: bin_codes(Xc, padded, codes, r0, r1),
+            m,
+            useful_threads(self.n_threads, m * D),
+        )
 
     @property
     def candidate_features(self) -> np.ndarray:
@@ -345,12 +402,13 @@ class StumpSpace:
                 align=2,  # the kernel pairs features (0, 1), (2, 3), ...
             )
             return presorted_pick(g, order, offsets, cut_mask, G, n_const, tol, out, write, fmax)
-        codes, hist = self._codes, self._hist
+        codes, starts, hists = self._codes, self._chunk_starts, self._hists
         run_blocks(
-            lambda d0, d1: binned_scores(g, codes, offsets, G, n_const, hist, out, d0, d1),
-            D,
+            lambda c0, c1: binned_histograms(g, codes, starts, hists, c0, c1),
+            hists.shape[0],
             self._blocks,
         )
+        binned_scores(hists, offsets, G, n_const, out)
         return first_near_max(out, tol)
 
     # ------------------------------------------------------------------ candidates
@@ -374,7 +432,9 @@ class StumpSpace:
             return np.full(m, sign)
         d, j = self._feature_of(index)
         if self.max_bins is not None:
-            return np.where(self.X[:, d] >= self.candidate_thresholds[index], sign, -sign)
+            col = np.empty(m)
+            binned_column(self._codes, d, j - self._offsets[d], sign, col)
+            return col
         col = np.full(m, sign)
         col[self._order[d, : self._cut_pos[j] + 1]] = -sign  # points below the threshold
         return col

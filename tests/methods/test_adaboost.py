@@ -292,12 +292,13 @@ def test_zero_error_continue_follows_lemga_equal_weights_and_unchanged_distribut
     np.testing.assert_array_equal(cont.predict(X), y)
 
 
-@pytest.mark.parametrize("max_bins", [None, 64])
-def test_the_model_is_the_same_at_one_and_two_threads(max_bins) -> None:
-    from kernbench.solvers.threads import useful_threads
+@pytest.mark.parametrize(("max_bins", "m", "D"), [(None, 4000, 40), (64, 20_000, 8)])
+def test_the_model_is_the_same_at_one_and_two_threads(max_bins, m, D) -> None:
+    from kernbench.weak.stumps import StumpSpace
 
-    X, y = data(seed=3, m=4000, D=40, flip=0.2)
-    assert useful_threads(2, X.size) == 2  # the search really is split in two
+    X, y = data(seed=3, m=m, D=D, flip=0.2)
+    # the search really is split in two: blocks of features (exact), chunks of rows (binned)
+    assert StumpSpace(X, include_constant=True, max_bins=max_bins, n_threads=2)._blocks == 2
     one = AdaBoost(30, max_bins=max_bins, n_jobs=1).fit(X, y)
     two = AdaBoost(30, max_bins=max_bins, n_jobs=2).fit(X, y)
     assert one.weak_learners_ == two.weak_learners_

@@ -56,7 +56,14 @@ def test_the_digest_sees_a_change_of_numerics(monkeypatch):
         ("cgboost_regressor", {}, {}, 2),  # the default norm became l1
         ("cgboost_regressor", {"norm": "l2"}, {}, 1),
         ("cgboost_regressor", {"norm": "l1"}, {}, 0),
-        ("adaboost", {}, {}, 1),
+        ("adaboost", {}, {}, 2),  # max_bins="auto": binned on large training sets
+        ("adaboost", {"max_bins": None}, {}, 1),  # the paper specs' exact search
+        ("adaboost", {"max_bins": None, "weak_learner": "perceptron"}, {}, 1),
+        ("adaboost", {"weak_learner": "perceptron"}, {}, 1),
+        ("adaboost", {}, {"max_bins": [None, 64]}, 2),
+        ("cgens", {"max_bins": 256}, {}, 6),
+        ("lpboost", {"max_bins": 256}, {}, 5),
+        ("lpboost", {}, {"max_bins": [None]}, 3),
         ("svm_stump", {}, {}, 0),
     ],
 )

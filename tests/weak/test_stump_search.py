@@ -14,7 +14,8 @@ from kernbench.methods import AdaBoost
 from kernbench.methods import adaboost as adaboost_module
 from kernbench.solvers.stump_search import first_near_max
 from kernbench.weak.base import ColumnSet, Pick
-from kernbench.weak.stumps import TIE_RTOL, Stump, StumpSpace
+from kernbench.weak import stumps as stumps_module
+from kernbench.weak.stumps import BIN_CHUNK_ROWS, TIE_RTOL, Stump, StumpSpace
 
 
 class ReferenceStumps:
@@ -184,6 +185,111 @@ def test_binned_search_is_the_exact_search_restricted_to_quantile_cuts(max_bins:
         np.testing.assert_array_equal(binned.column(index), binned.stump(index).predict(X))
 
 
+def quantile_cuts(sample: np.ndarray, B: int) -> np.ndarray:
+    """The documented rule on one feature's sample, with plain loops: for k = 1..B−1, the cut
+    after the smallest distinct value u with #{x ≤ u} ≥ k·n/B (none after the largest value),
+    at the midpoint between u and the next distinct value; every cut with at most B values."""
+    values = sorted(set(sample.tolist()))
+    n = sample.size
+    if len(values) <= B:
+        chosen = values[:-1]
+    else:
+        chosen = []
+        for k in range(1, B):
+            u = next(v for v in values if np.count_nonzero(sample <= v) >= k * n / B)
+            if u != values[-1] and u not in chosen:
+                chosen.append(u)
+    out = []
+    for u in chosen:
+        nxt = values[values.index(u) + 1]
+        mid = 0.5 * u + 0.5 * nxt
+        out.append(mid if mid > u else nxt)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("max_bins", [4, 32])
+def test_binned_cuts_of_a_large_training_set_come_from_its_fixed_sample(
+    max_bins: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above BIN_SAMPLE_ROWS rows the cuts are the quantile cuts of the documented sample, and
+    the search is the brute-force best over them, on every row."""
+    monkeypatch.setattr(stumps_module, "BIN_SAMPLE_ROWS", 400)
+    m = 1500
+    X = tied_data(max_bins, m=m, D=6)
+    g = np.random.default_rng(max_bins).normal(size=m)
+    space = StumpSpace(X, include_constant=True, max_bins=max_bins)
+    rows = np.random.default_rng(stumps_module.BIN_SAMPLE_SEED).choice(m, 400, replace=False)
+    for d in range(X.shape[1]):
+        t = space.candidate_thresholds[space.candidate_features == d]
+        expected = quantile_cuts(X[rows, d], max_bins)
+        np.testing.assert_array_equal(t[np.isfinite(t)], expected)
+    # every score is Σ g_i sign(x_id − t) over all m rows; the pick follows the tie rule
+    brute = np.array(
+        [
+            g @ np.where(X[:, f] >= t, 1.0, -1.0)
+            for f, t in zip(space.candidate_features, space.candidate_thresholds)
+        ]
+    )
+    np.testing.assert_allclose(space.scores(g), brute, rtol=0, atol=1e-12)
+    pick = space.best(g)
+    first = int(np.argmax(np.abs(brute) >= np.abs(brute).max() - TIE_RTOL * np.abs(g).sum()))
+    assert (pick.learner.feature, pick.learner.threshold) == (
+        space.candidate_features[first],
+        space.candidate_thresholds[first],
+    )
+    np.testing.assert_array_equal(pick.learner.predict(X), pick.column)
+    for index in range(space.n_candidates):
+        np.testing.assert_array_equal(space.column(index), space.stump(index).predict(X))
+
+
+def test_binned_sample_with_few_values_gives_the_exact_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Fewer distinct values than max_bins, all in the sample: the cuts are exactly the exact
+    search's midpoints, and scores (integer weights: exact sums) and picks are the exact ones."""
+    monkeypatch.setattr(stumps_module, "BIN_SAMPLE_ROWS", 300)
+    rng = np.random.default_rng(3)
+    m = 2000
+    X = np.column_stack(
+        [
+            rng.integers(0, 10, size=m),
+            rng.integers(0, 40, size=m) * 0.25,
+            np.full(m, 2.0),
+            rng.choice([-1.5, 0.0, np.nextafter(0.0, 1.0), 7.0], size=m),
+        ]
+    ).astype(float)
+    exact = StumpSpace(X, include_constant=True)
+    binned = StumpSpace(X, include_constant=True, max_bins=64)
+    np.testing.assert_array_equal(binned.candidate_thresholds, exact.candidate_thresholds)
+    np.testing.assert_array_equal(binned.candidate_features, exact.candidate_features)
+    for seed in range(3):
+        g = np.random.default_rng(seed).integers(-3, 4, size=m).astype(float)
+        np.testing.assert_array_equal(binned.scores(g), exact.scores(g))
+        assert binned.best(g).learner == exact.best(g).learner
+
+
+@pytest.mark.parametrize("max_bins", [2, 3, 256, 300])
+def test_bin_codes_count_the_thresholds_at_or_below_each_value(max_bins: int) -> None:
+    """Codes against np.searchsorted(side="right"), on the training rows and on values equal to
+    the thresholds and next to them."""
+    X = tied_data(max_bins, m=700, D=6)
+    space = StumpSpace(X, include_constant=False, max_bins=max_bins)
+    cuts = [space.candidate_thresholds[space.candidate_features == d] for d in range(6)]
+    assert max(t.size for t in cuts) == max_bins - 1  # a feature with every cut it may have
+    probe = X.copy()
+    for d, t in enumerate(cuts):  # rows on the thresholds, just below them, just above them
+        k = min(t.size, 200)
+        probe[:k, d] = t[:k]
+        probe[200 : 200 + k, d] = np.nextafter(t[:k], -np.inf)
+        probe[400 : 400 + k, d] = np.nextafter(t[:k], np.inf)
+    for data in (X, probe):
+        space._build_codes(data, cuts)
+        for d, t in enumerate(cuts):
+            np.testing.assert_array_equal(
+                space._codes[:, d], np.searchsorted(t, data[:, d], "right")
+            )
+
+
 def test_max_bins_is_validated() -> None:
     X = np.arange(6.0).reshape(3, 2)
     for bad in (1, 0, 70_000):
@@ -226,10 +332,18 @@ def test_the_fused_tie_index_is_the_tie_rule_over_the_written_scores(seed, inclu
             assert lean[index] == out[index]  # the one score written, bitwise
 
 
-@pytest.mark.parametrize("max_bins", [None, 7, 256])
+@pytest.mark.parametrize(
+    ("max_bins", "m", "D"),
+    [
+        # exact: (m·D) / MIN_BLOCK_WORK ≈ 3 blocks of features; an odd D leaves a lone last one
+        (None, 3000, 67),
+        # binned: 3 chunks of rows (BIN_CHUNK_ROWS each, the last one longer)
+        (7, 3 * BIN_CHUNK_ROWS + 5, 7),
+        (256, 3 * BIN_CHUNK_ROWS + 5, 7),
+    ],
+)
 @pytest.mark.parametrize("include_constant", [False, True])
-def test_the_threaded_search_is_bitwise_the_one_thread_search(max_bins, include_constant):
-    m, D = 3000, 67  # (m·D) / MIN_BLOCK_WORK ≈ 3 blocks; an odd D leaves a lone last feature
+def test_the_threaded_search_is_bitwise_the_one_thread_search(max_bins, m, D, include_constant):
     X = tied_data(5, m=m, D=D)
     rng = np.random.default_rng(1)
     one = StumpSpace(X, include_constant=include_constant, max_bins=max_bins, n_threads=1)
