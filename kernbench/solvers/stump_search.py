@@ -233,9 +233,10 @@ def presorted_scores_many(g, order, offsets, cut_mask, G, n_const, out, d0, d1):
 
 @numba.njit(cache=True, nogil=True)
 def bin_codes(X, padded, codes, r0, r1):  # pragma: no cover - numba
-    """Bin codes of rows ``r0:r1``: ``codes[i, d]`` = #{k : t_k ≤ X[i, d]} over feature d's
+    """Bin codes of rows ``r0:r1``: ``codes[d, i]`` = #{k : t_k ≤ X[i, d]} over feature d's
     sorted thresholds, so that x ≥ t_k exactly when the code exceeds k. ``padded`` (D, 256)
-    holds each feature's thresholds (at most 255) followed by +inf. Row blocks are independent.
+    holds each feature's thresholds (at most 255) followed by +inf; ``codes`` is (D, m), one
+    row per feature. Row blocks are independent.
 
     Notes
     -----
@@ -255,49 +256,81 @@ def bin_codes(X, padded, codes, r0, r1):  # pragma: no cover - numba
             b += 4 * (t[b + 3] <= x)
             b += 2 * (t[b + 1] <= x)
             b += t[b] <= x
-            codes[i, d] = b
+            codes[d, i] = b
 
 
 @numba.njit(cache=True, nogil=True)
 def binned_histograms(g, codes, chunk_starts, hists, c0, c1):  # pragma: no cover - numba
     """Per-chunk histograms of chunks ``c0:c1``: ``hists[c, d, b]`` = Σ g_i over the rows
-    ``chunk_starts[c]:chunk_starts[c + 1]`` whose code on feature d is b, summed in row order.
+    ``chunk_starts[c]:chunk_starts[c + 1]`` whose code ``codes[d, i]`` is b, summed in row order.
     Chunks are independent: the threads of :func:`kernbench.solvers.threads.run_blocks` take a
-    range of them each."""
-    D = codes.shape[1]
+    range of them each.
+
+    Notes
+    -----
+    Four features per pass over a chunk's rows: the four bins updated per row are independent
+    additions, so their latencies overlap, while the chunk's weights stay in cache for the next
+    four features.
+    """
+    D = codes.shape[0]
     for c in range(c0, c1):
         h = hists[c]
         h[:, :] = 0.0
-        for i in range(chunk_starts[c], chunk_starts[c + 1]):
-            gi = g[i]
-            for d in range(D):
-                h[d, codes[i, d]] += gi
+        lo, hi = chunk_starts[c], chunk_starts[c + 1]
+        d = 0
+        while d + 3 < D:
+            h0, h1, h2, h3 = h[d], h[d + 1], h[d + 2], h[d + 3]
+            k0, k1, k2, k3 = codes[d], codes[d + 1], codes[d + 2], codes[d + 3]
+            for i in range(lo, hi):
+                gi = g[i]
+                h0[k0[i]] += gi
+                h1[k1[i]] += gi
+                h2[k2[i]] += gi
+                h3[k3[i]] += gi
+            d += 4
+        while d < D:
+            hd, kd = h[d], codes[d]
+            for i in range(lo, hi):
+                hd[kd[i]] += g[i]
+            d += 1
 
 
 @numba.njit(cache=True, nogil=True)
 def binned_scores(hists, offsets, G, n_const, out):  # pragma: no cover - numba
     """Histogram scores from the chunks' histograms of :func:`binned_histograms`: each bin's
-    chunk sums are added in chunk order, then each feature's prefix sums over its bins give the
-    scores at its cuts; feature d has ``offsets[d+1] − offsets[d]`` cuts (one bin more). ``out``
-    as in :func:`presorted_scores` (``out[0]``: the constant candidate when ``n_const``).
+    chunk sums are added in chunk order (into ``hists[0]``), then each feature's prefix sums over
+    its bins give the scores at its cuts; feature d has ``offsets[d+1] − offsets[d]`` cuts (one
+    bin more). ``out`` as in :func:`presorted_scores` (``out[0]``: the constant candidate when
+    ``n_const``).
     """
     n_chunks, D = hists.shape[0], hists.shape[1]
+    total = hists[0]
+    for c in range(1, n_chunks):
+        part = hists[c]
+        for d in range(D):
+            for b in range(offsets[d + 1] - offsets[d]):
+                total[d, b] += part[d, b]
     if n_const:
         out[0] = G
     for d in range(D):
         acc = 0.0
         for k in range(offsets[d], offsets[d + 1]):
-            b = k - offsets[d]
-            s = hists[0, d, b]
-            for c in range(1, n_chunks):
-                s += hists[c, d, b]
-            acc += s
+            acc += total[d, k - offsets[d]]
             out[n_const + k] = G - 2.0 * acc
 
 
 @numba.njit(cache=True, nogil=True)
-def binned_column(codes, d, k, sign, out):  # pragma: no cover - numba
+def binned_column(codes, d, k, sign, g, out):  # pragma: no cover - numba
     """The training column of feature d's cut k (local index) with polarity ``sign``:
-    ``out[i] = sign`` where x_id ≥ t_k (code > k), else −sign."""
-    for i in range(codes.shape[0]):
-        out[i] = sign if codes[i, d] > k else -sign
+    ``out[i] = sign`` where x_id ≥ t_k (``codes[d, i] > k``), else −sign. Returns its score
+    Σ_i g_i out_i (summed in row order; 0 when ``g`` is empty), without a BLAS dot product,
+    whose threads cost more to wake than the sum on a busy machine."""
+    acc = 0.0
+    weighted = g.shape[0] > 0
+    kd = codes[d]
+    for i in range(kd.shape[0]):
+        v = sign if kd[i] > k else -sign
+        out[i] = v
+        if weighted:
+            acc += v * g[i]
+    return acc

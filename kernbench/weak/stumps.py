@@ -73,6 +73,7 @@ BIN_SAMPLE_SEED = 0
 BIN_CHUNK_ROWS = 8192
 MAX_BIN_CHUNKS = 64
 HIST_BYTES = 64 << 20
+_NO_WEIGHTS = np.empty(0)
 
 
 @dataclass(frozen=True)
@@ -308,15 +309,15 @@ class StumpSpace:
         return thresholds
 
     def _build_codes(self, X: np.ndarray, thresholds: list[np.ndarray]) -> None:
-        """The (m, D) bin codes, #{k : t_k ≤ x} over each feature's thresholds: compiled over
+        """The (D, m) bin codes, #{k : t_k ≤ x} over each feature's thresholds: compiled over
         blocks of rows on threads (at most 256 bins), else one ``np.searchsorted`` per feature."""
         m, D = X.shape
         if int(self.max_bins) > 256:  # type: ignore[arg-type]
-            self._codes = np.empty((m, D), dtype=np.uint16)
+            self._codes = np.empty((D, m), dtype=np.uint16)
             for d, t in enumerate(thresholds):
-                self._codes[:, d] = np.searchsorted(t, X[:, d], side="right")
+                self._codes[d] = np.searchsorted(t, X[:, d], side="right")
             return
-        self._codes = codes = np.empty((m, D), dtype=np.uint8)
+        self._codes = codes = np.empty((D, m), dtype=np.uint8)
         padded = np.full((D, 256), np.inf)
         for d, t in enumerate(thresholds):
             padded[d, : t.size] = t
@@ -433,7 +434,7 @@ class StumpSpace:
         d, j = self._feature_of(index)
         if self.max_bins is not None:
             col = np.empty(m)
-            binned_column(self._codes, d, j - self._offsets[d], sign, col)
+            binned_column(self._codes, d, j - self._offsets[d], sign, _NO_WEIGHTS, col)
             return col
         col = np.full(m, sign)
         col[self._order[d, : self._cut_pos[j] + 1]] = -sign  # points below the threshold
@@ -533,6 +534,11 @@ class StumpSpace:
         elif index is None:
             index = int(first_near_max(s, tol))  # the first of the (near-)ties
         sign = 1 if s[index] >= 0 else -1
+        if self.max_bins is not None and index >= self._n_const:
+            d, j = self._feature_of(index)
+            column = np.empty(self.X.shape[0])
+            score = binned_column(self._codes, d, j - self._offsets[d], float(sign), g, column)
+            return Pick(self.stump(index, sign), column, float(score))
         column = self.column(index, sign)
         return Pick(self.stump(index, sign), column, float(column @ g))
 

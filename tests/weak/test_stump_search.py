@@ -13,8 +13,8 @@ import pytest
 from kernbench.methods import AdaBoost
 from kernbench.methods import adaboost as adaboost_module
 from kernbench.solvers.stump_search import first_near_max
-from kernbench.weak.base import ColumnSet, Pick
 from kernbench.weak import stumps as stumps_module
+from kernbench.weak.base import ColumnSet, Pick
 from kernbench.weak.stumps import BIN_CHUNK_ROWS, TIE_RTOL, Stump, StumpSpace
 
 
@@ -285,9 +285,7 @@ def test_bin_codes_count_the_thresholds_at_or_below_each_value(max_bins: int) ->
     for data in (X, probe):
         space._build_codes(data, cuts)
         for d, t in enumerate(cuts):
-            np.testing.assert_array_equal(
-                space._codes[:, d], np.searchsorted(t, data[:, d], "right")
-            )
+            np.testing.assert_array_equal(space._codes[d], np.searchsorted(t, data[:, d], "right"))
 
 
 def test_max_bins_is_validated() -> None:
