@@ -89,12 +89,12 @@ def pairwise_sum(a):  # pragma: no cover - numba
 @numba.njit(cache=True)
 def weighted_error(d, y, h, scratch):  # pragma: no cover - numba
     """ε = ``d[y * h < 0].sum()``: the misclassified weights are gathered in order into
-    ``scratch`` (length ≥ m) and summed as numpy sums them."""
+    ``scratch`` (length ≥ m) and summed as numpy sums them. The gather has no branch (every
+    weight is written, the slot advances on a mistake): mistakes are unpredictable."""
     n = 0
     for i in range(d.shape[0]):
-        if y[i] * h[i] < 0.0:
-            scratch[n] = d[i]
-            n += 1
+        scratch[n] = d[i]
+        n += y[i] * h[i] < 0.0
     return pairwise_sum(scratch[:n])
 
 
@@ -110,10 +110,8 @@ def reweight(d, y, h, up, down, F, alpha, y_pos):  # pragma: no cover - numba
     m = d.shape[0]
     for i in range(m):
         yh = y[i] * h[i]
-        if yh < 0.0:
-            d[i] = d[i] * up
-        elif yh > 0.0:
-            d[i] = d[i] * down
+        # a select, not a branch (mistakes are unpredictable); d·1 = d exactly where h_i = 0
+        d[i] = d[i] * (up if yh < 0.0 else (down if yh > 0.0 else 1.0))
     Z = pairwise_sum(d)
     errors = 0
     for i in range(m):

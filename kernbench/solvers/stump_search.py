@@ -232,6 +232,16 @@ def presorted_scores_many(g, order, offsets, cut_mask, G, n_const, out, d0, d1):
 
 
 @numba.njit(cache=True, nogil=True)
+def gather_columns(X, rows, d0, d1, out):  # pragma: no cover - numba
+    """``out[d − d0, j] = X[rows[j], d]`` for the features ``d0:d1``: the values of the sampled
+    rows, one row of ``out`` per feature (gathered and transposed in one pass)."""
+    for j in range(rows.shape[0]):
+        r = rows[j]
+        for d in range(d0, d1):
+            out[d - d0, j] = X[r, d]
+
+
+@numba.njit(cache=True, nogil=True)
 def bin_codes(X, padded, codes, r0, r1):  # pragma: no cover - numba
     """Bin codes of rows ``r0:r1``: ``codes[d, i]`` = #{k : t_k ≤ X[i, d]} over feature d's
     sorted thresholds, so that x ≥ t_k exactly when the code exceeds k. ``padded`` (D, 256)

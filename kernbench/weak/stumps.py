@@ -41,6 +41,7 @@ from kernbench.solvers.stump_search import (
     binned_histograms,
     binned_scores,
     first_near_max,
+    gather_columns,
     presorted_block,
     presorted_pick,
     presorted_scores,
@@ -284,15 +285,16 @@ class StumpSpace:
         value holding each of its B-quantiles. Features are sorted in blocks over threads."""
         m, D = X.shape
         if m > BIN_SAMPLE_ROWS:
-            rows = np.random.default_rng(BIN_SAMPLE_SEED).choice(m, BIN_SAMPLE_ROWS, replace=False)
-            sample = np.ascontiguousarray(X[np.sort(rows)].T)
+            rng = np.random.default_rng(BIN_SAMPLE_SEED)
+            rows = np.sort(rng.choice(m, BIN_SAMPLE_ROWS, replace=False))
         else:
-            sample = np.ascontiguousarray(X.T)
-        n, B = sample.shape[1], int(self.max_bins)  # type: ignore[arg-type]
+            rows = np.arange(m)
+        n, B = rows.size, int(self.max_bins)  # type: ignore[arg-type]
         thresholds: list[np.ndarray] = [np.empty(0)] * D
 
         def block(d0: int, d1: int) -> None:
-            values = sample[d0:d1]
+            values = np.empty((d1 - d0, n))
+            gather_columns(X, rows, d0, d1, values)
             values.sort(axis=1)
             for d in range(d0, d1):
                 v = values[d - d0]
