@@ -1,12 +1,12 @@
 """Where cells are computed: in this process, on local loky workers, or on a Dask cluster.
 
-Every backend goes through joblib, so there is one code path: ``local`` is joblib's default loky
-backend, ``dask`` is joblib's Dask backend on a ``dask.distributed`` client (a scheduler address,
-or a LocalCluster on 127.0.0.1). Workers only compute and return a
-:class:`~kernbench.store.CellRecord`; the driving process writes the store. Dask reschedules the
-tasks of a worker that dies, so a lost worker loses no cell; a local worker that dies has the
-cell it was computing recorded as ``failed`` while the run goes on (so does a Dask task that
-killed every worker it was given, when its worker shares the driver's file system).
+``local`` goes through joblib's loky backend, one cell per task; ``dask`` submits batches of cells
+to a ``dask.distributed`` client (a scheduler address, or a LocalCluster on 127.0.0.1; see
+:mod:`kernbench.runner.dask_batches`). Workers only compute and return
+:class:`~kernbench.store.CellRecord` objects; the driving process writes the store. Dask
+reschedules the task of a worker that dies, so a lost worker loses no cell; a local worker that
+dies has the cell it was computing recorded as ``failed`` while the run goes on (so does a Dask
+task that killed every worker it was given, when its worker shares the driver's file system).
 
 :class:`CellExecutor` keeps track of the cells handed to the backend and not yet returned
 (:attr:`CellExecutor.in_flight`), so an interrupted run can record exactly those as
@@ -16,6 +16,7 @@ killed every worker it was given, when its worker shares the driver's file syste
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import time
@@ -161,6 +162,7 @@ class CellExecutor:
         )
         self.in_flight: dict[str, Cell] = {}
         self._parallel: Any = None  # the joblib call now yielding records
+        self._batches: Any = None  # the Dask run now yielding records
         self._stack = contextlib.ExitStack()
         self._entered = False
         self._client: Any = None
@@ -168,15 +170,10 @@ class CellExecutor:
     def __enter__(self) -> CellExecutor:
         """Connect to the backend (Dask: the scheduler, or a new LocalCluster) before any work."""
         if self.backend == "dask":
-            from joblib import parallel_config
-
             try:
                 client = self._stack.enter_context(dask_client(self.scheduler, self.jobs))
                 check_worker_versions(client, self.scheduler or "the local Dask cluster")
                 self._client = client
-                self._stack.enter_context(
-                    parallel_config(backend="dask", wait_for_workers_timeout=60)
-                )
             except BaseException:
                 self._stack.close()  # `with` never entered: disconnect now, not at collection
                 raise
@@ -208,6 +205,8 @@ class CellExecutor:
     def arrived(self) -> int:
         """Records that have arrived and wait to be yielded (0 when the next one means waiting):
         a consumer may hold the records it has until then and store them together."""
+        if self._batches is not None:
+            return self._batches.arrived()
         jobs = getattr(self._parallel, "_jobs", None)  # joblib: finished tasks, unordered mode
         try:
             return len(jobs) if jobs is not None else 0
@@ -272,10 +271,15 @@ class CellExecutor:
     def _run_dask_guarded(self, cells: Sequence[Cell]) -> Iterator[CellRecord]:
         """Cells never raise (a failing cell is a ``failed`` record), so whatever the Dask
         backend raises is the cluster's: a lost scheduler becomes one :class:`BackendError`."""
+        from kernbench.runner.dask_batches import DaskBatches
+
         where = self.scheduler or "the local Dask cluster"
         check_worker_plugins(self._client, cells, where)
+        wait_for_a_worker(self._client, where)
+        compute = functools.partial(compute_cell, timeout_s=self.timeout_s, threads=self.threads)
+        self._batches = DaskBatches(self._client, compute, self.in_flight)
         try:
-            yield from self._run_joblib(cells, n_jobs=-1)
+            yield from self._batches.run(cells)
         except (KernbenchError, KeyboardInterrupt, GeneratorExit):
             raise
         except Exception as exc:
@@ -284,6 +288,24 @@ class CellExecutor:
                 f"lost the Dask scheduler at {where} ({type(exc).__name__}: {first}); "
                 "finished cells are saved: restart the scheduler and rerun the same command"
             ) from exc
+        finally:
+            self._batches = None
+
+
+#: seconds a scheduler without workers is given for the first one to join
+FIRST_WORKER_S = 60.0
+
+
+def wait_for_a_worker(client: Any, where: str, limit_s: float = FIRST_WORKER_S) -> None:
+    """Return once the cluster has a worker; a :class:`BackendError` after ``limit_s``."""
+    if client.scheduler_info()["workers"]:
+        return
+    try:
+        client.wait_for_workers(1, timeout=limit_s)
+    except TimeoutError:
+        raise BackendError(
+            f"no Dask worker joined {where} within {limit_s:g} s; start workers, then rerun"
+        ) from None
 
 
 #: seconds the workers have to answer the driver's version question
@@ -370,6 +392,20 @@ def check_worker_plugins(client: Any, cells: Sequence[Cell], where: str) -> None
                 )
 
 
+#: Dask settings of the LocalCluster kernbench starts: it has no dashboard, so nothing reads the
+#: stacks its workers' profilers sample every 10 ms, the ticks its event loops time every 20 ms
+#: or the system figures polled every 0.5 s; on a 2-core machine those took 15 % of a core
+#: (idle, 2 workers), 2.4 % with these settings. The memory monitor that restarts a worker
+#: near its memory limit stays on, at 0.5 s instead of 0.1 s.
+QUIET_LOCAL_CLUSTER: dict[str, Any] = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "500ms",
+    "distributed.deploy.cluster-repr-interval": "5s",
+}
+
+
 @contextlib.contextmanager
 def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
     """A ``dask.distributed`` client: to ``scheduler``, or to a LocalCluster on 127.0.0.1.
@@ -383,19 +419,20 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
         check_scheduler_address(scheduler)
         probe_scheduler(scheduler)
     try:
+        import dask
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise BackendError(DASK_MISSING) from None
     if scheduler is None:
-        n_workers = worker_count(jobs)
-        cluster = LocalCluster(
-            n_workers=n_workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
+        with dask.config.set(QUIET_LOCAL_CLUSTER):  # read as its servers start
+            cluster = LocalCluster(
+                n_workers=worker_count(jobs),
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
         try:
             with Client(cluster) as client:
                 yield client

@@ -11,9 +11,10 @@ know which worker died *first*:
   records the order in which they end. The first worker to end is the one that was killed; the
   ones loky kills afterwards end later.
 
-A worker on another host (Dask) cannot note its pid in the driver's directory: its cells are not
-attributed, and the caller treats the loss as the backend's (see
-:class:`kernbench.runner.backends.CellExecutor`).
+A Dask worker computes a batch of cells per task and forgets each note once its cell is done
+(:func:`forget_pid`), so the note left behind by a task that killed its workers names the cell
+it was computing (:func:`noted_pid`; see :mod:`kernbench.runner.dask_batches`). A worker on
+another host cannot note its pid in the driver's directory: its cells are not attributed.
 """
 
 from __future__ import annotations
@@ -21,13 +22,12 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import sys
 import tempfile
 import threading
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["DeathWatch", "note_pid", "worker_lost_errors"]
+__all__ = ["DeathWatch", "forget_pid", "note_pid", "noted_pid", "worker_lost_errors"]
 
 
 def note_pid(marks: str, cell_id: str) -> None:
@@ -40,16 +40,22 @@ def note_pid(marks: str, cell_id: str) -> None:
         fh.write(str(os.getpid()))
 
 
+def forget_pid(marks: str, cell_id: str) -> None:
+    """On a worker that has finished cell ``cell_id``: remove its note (if any)."""
+    with contextlib.suppress(OSError):
+        os.unlink(os.path.join(marks, cell_id))
+
+
+def noted_pid(marks: str, cell_id: str) -> bool:
+    """Whether a worker's note for cell ``cell_id`` is in ``marks`` (noted and not forgotten)."""
+    return os.path.exists(os.path.join(marks, cell_id))
+
+
 def worker_lost_errors() -> tuple[type[BaseException], ...]:
-    """The exceptions of a pool that lost a worker: loky's, and Dask's for a task that killed
-    every worker it was given."""
+    """The exceptions of a loky pool that lost a worker."""
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
-    errors: list[type[BaseException]] = [TerminatedWorkerError]
-    scheduler = sys.modules.get("distributed.scheduler")  # loaded by a Dask run, never here
-    if scheduler is not None:
-        errors.append(scheduler.KilledWorker)
-    return tuple(errors)
+    return (TerminatedWorkerError,)
 
 
 class DeathWatch:

@@ -300,6 +300,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _wait_listening(port: int, limit_s: float) -> None:
+    """Wait until something accepts connections on 127.0.0.1:``port``."""
+    import socket
+
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1.0).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError(f"nothing listens on port {port} after {limit_s:g} s")
+
+
 def scheduler_kill_trial(
     spec_path: Path, root: Path, reference: dict[str, tuple], limit_s: float = 180.0
 ) -> SchedulerKill:
@@ -326,6 +340,7 @@ def scheduler_kill_trial(
         start_new_session=True,
         **quiet,
     )
+    _wait_listening(port, limit_s)  # a loaded machine imports the scheduler slowly
     t0 = time.monotonic()
     try:
         proc = start_run(spec_path, out, "--backend", "dask", "--scheduler", address)
