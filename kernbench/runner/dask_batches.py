@@ -145,12 +145,15 @@ class DaskBatches:
         queue = deque(cells)
         recent: deque[float] = deque(maxlen=RECENT_CELLS)
         futures: dict[Any, list[Cell]] = {}
+        submitted = 0  # tasks so far: an earlier task has the higher priority
         self._done = done = as_completed(with_results=True, raise_errors=False)
         tasks = TASKS_PER_THREAD * self._threads()
 
         with tempfile.TemporaryDirectory(prefix="kernbench-cells-") as marks:
 
             def submit(batch: list[Cell]) -> None:
+                nonlocal submitted
+                submitted += 1
                 for cell in batch:
                     self.in_flight[cell.cell_id] = cell
                 future = self.client.submit(
@@ -160,6 +163,7 @@ class DaskBatches:
                     marks,
                     key=f"kernbench-cells-{uuid4().hex}",
                     pure=False,
+                    priority=-submitted,  # longest first, as submitted
                 )
                 futures[future] = batch
                 done.add(future)
