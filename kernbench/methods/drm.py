@@ -31,7 +31,8 @@ from sklearn.utils._param_validation import Interval
 
 from kernbench.methods.base import LinearPathClassifier
 from kernbench.methods.registry import register
-from kernbench.solvers.drm_bcd import drm_bcd
+from kernbench.solvers.drm_bcd import DRMResult, drm_bcd, drm_objective
+from kernbench.solvers.nu_floor import nu_floor_linear, raised_nu
 
 
 @register("drm")
@@ -43,8 +44,13 @@ class DRM(LinearPathClassifier):
     n_components : int, default=10
         T, the number of learners (1: a linear ν-SVM).
     nu : float, default=0.5
-        ν of the ν-SVM loss. A ν above 2·min(class counts)/N (where the problem is unbounded) is
-        lowered to that bound; ``nu_`` holds the value used.
+        ν of the ν-SVM loss. A ν above ν_max = 2·min(class counts)/N (where the problem is
+        unbounded) is lowered to ν_max. A ν at or below ν_min, the smallest ν at which a ν-SVM on
+        the data has a non-zero w (below it the class hulls reduced by ν overlap and the only
+        optimum is W = 0, whose sign is rounding noise), is raised to ν_min + 0.1·(ν_max − ν_min)
+        (:mod:`kernbench.solvers.nu_floor`). When ν_min = ν_max no ν has a non-trivial learner and
+        the fit is the optimum W = 0 with the bias towards the larger class. ``nu_`` holds the ν
+        used.
     mu : float, default=1.0
         Weight of the diversity penalty.
     max_iter : int, default=50
@@ -59,6 +65,8 @@ class DRM(LinearPathClassifier):
     classes_ : ndarray of shape (2,)
     nu_ : float
         The ν used.
+    nu_min_ : float
+        ν_min on the training data (0 when every ν > 0 gives a non-trivial learner).
     components_ : ndarray of shape (T, M)
     component_intercepts_, margins_, norm_multipliers_ : ndarray of shape (T,)
         b_t, ρ_t and the multipliers λ_t of ‖w_t‖ ≤ 1.
@@ -121,17 +129,24 @@ class DRM(LinearPathClassifier):
         y_pm = np.where(y_index == 1, 1.0, -1.0)
         # ν above 2·min(class counts)/N leaves the ν-SVM unbounded (LIBSVM refuses it): clip
         n_small = min(int(np.sum(y_index == 0)), int(np.sum(y_index == 1)))
-        self.nu_ = min(float(self.nu), 2.0 * n_small / X.shape[0])
-        res = drm_bcd(
-            X,
-            y_pm,
-            int(self.n_components),
-            nu=self.nu_,
-            mu=float(self.mu),
-            max_sweeps=int(self.max_iter),
-            tol=float(self.tol),
-            rng=self._make_rng(),
-        )
+        nu_max = 2.0 * n_small / X.shape[0]
+        # ν at or below ν_min: the only optimum is W = 0 (every learner's ν-SVM is trivial)
+        self.nu_min_ = nu_floor_linear(X, y_pm)
+        self.nu_ = raised_nu(min(float(self.nu), nu_max), self.nu_min_, nu_max)
+        if self.nu_min_ >= nu_max * (1.0 - 1e-9):  # no ν gives a non-trivial learner
+            self.nu_ = nu_max
+            res = _constant_solution(X, y_pm, int(self.n_components), nu_max)
+        else:
+            res = drm_bcd(
+                X,
+                y_pm,
+                int(self.n_components),
+                nu=self.nu_,
+                mu=float(self.mu),
+                max_sweeps=int(self.max_iter),
+                tol=float(self.tol),
+                rng=self._make_rng(),
+            )
         self.components_ = res.W
         self.component_intercepts_ = res.b
         self.margins_ = res.rho
@@ -151,3 +166,36 @@ class DRM(LinearPathClassifier):
         self.intercept_path_ = res.intercept_path
         self.model_size_ = int(self.n_components)
         return self
+
+
+def _constant_solution(X: np.ndarray, y: np.ndarray, T: int, nu: float) -> DRMResult:
+    """The optimum when no ν gives a non-trivial learner (ν_min = ν_max): W = 0 and, at
+    ν = ν_max, ρ_t = 1 with b_t = ±1 towards the larger class (b_t = 0 on a tie), objective 0.
+
+    With w = 0 the ν-SVM part is −ρ + (N_small·(ρ + |b|)₊ + N_large·(ρ − |b|)₊)/(νN) for b towards
+    the larger class, which is 0 at ν = ν_max = 2·N_small/N for every ρ = |b| ≥ 0: the optimum
+    that predicts the larger class.
+    """
+    M = X.shape[1]
+    bias = float(np.sign(np.sum(y)))
+    W = np.zeros((T, M))
+    b = np.full(T, bias)
+    rho = np.full(T, abs(bias))
+    objective = drm_objective(X, y, W, b, rho, nu, 0.0)
+    return DRMResult(
+        W=W,
+        b=b,
+        rho=rho,
+        lam=np.zeros(T),
+        objective=objective,
+        n_sweeps=1,
+        stop_reason="converged",
+        trace={
+            "objective": [objective],
+            "time_s": [0.0],
+            "min_norm": [0.0],
+            "max_cosine": [float("nan")],
+        },
+        coef_path=np.zeros((1, M)),
+        intercept_path=np.array([bias]),
+    )

@@ -182,7 +182,17 @@ REVISIONS: dict[str, MethodNumerics] = {
         reference_params={"max_iter": 10},
     ),
     "cgens_sls": MethodNumerics(digest="d5921fb4a66eec05", reference_params={"max_iter": 10}),
-    "drm": MethodNumerics(digest="bb2753a75bfa442b", reference_params={}),
+    "drm": MethodNumerics(
+        (
+            Revision(
+                1,
+                "a ν at or below ν_min is raised into (ν_min, ν_max] (was the zero model, whose "
+                "sign is rounding noise); with ν_min = ν_max the larger class",
+            ),
+        ),
+        digest="bb2753a75bfa442b",
+        reference_params={},
+    ),
     "exrm": MethodNumerics(digest="45d5d0e257ed6733", reference_params={}),
     "lpboost": MethodNumerics(
         (

@@ -49,6 +49,7 @@ def test_the_digest_sees_a_change_of_numerics(monkeypatch):
         ("lpboost", {}, {"nu": [0.1]}, 3),
         ("lpboost", {"C": 1.0}, {}, 4),
         ("lpboost", {}, {"C": [0.5, 2.0]}, 4),
+        ("drm", {}, {}, 1),
         ("cgboost", {}, {}, 1),
         ("cgboost", {"norm": "l1"}, {}, 0),
         ("cgboost", {"tol": 1e-4}, {}, 0),

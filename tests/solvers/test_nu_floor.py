@@ -1,0 +1,88 @@
+"""ν_min, the smallest ν with a non-trivial ν-machine, against cvxpy / linprog solves of the
+machines themselves on both sides of it."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from kernbench.solvers.nu_floor import (
+    RAISE_FRACTION,
+    nu_floor_by_cuts,
+    nu_floor_linear,
+    raised_nu,
+    smallest_cancelling_cap,
+)
+from kernbench.weak.stumps import StumpSpace
+
+
+def _overlapping(N: int = 60, M: int = 2, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """A weak linear signal under heavy label noise: the ν-reduced hulls overlap up to ν ≈ 0.6."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((N, M))
+    y = np.where(X[:, 0] + 2.0 * rng.standard_normal(N) > 0, 1.0, -1.0)
+    return X, y
+
+
+def _nu_svm_value(X: np.ndarray, y: np.ndarray, nu: float) -> float:
+    """min −ρ + (1/(νN))Σ(ρ − y(wᵀx + b))₊ over ‖w‖ ≤ 1 (the norm-bounded ν-SVM), by cvxpy."""
+    N, M = X.shape
+    w, b, rho = cp.Variable(M), cp.Variable(), cp.Variable()
+    loss = cp.sum(cp.pos(rho - cp.multiply(y, X @ w + b))) / (nu * N)
+    prob = cp.Problem(cp.Minimize(-rho + loss), [cp.norm(w) <= 1])
+    prob.solve(solver="CLARABEL")
+    return prob.value
+
+
+def _nu_lp_value(H: np.ndarray, y: np.ndarray, nu: float) -> float:
+    """β* of the ν-LP (LPBoost ν-form) over the explicit columns H: min β s.t. every edge ≤ β."""
+    m, J = H.shape
+    res = linprog(
+        np.r_[np.zeros(m), 1.0],
+        A_ub=np.hstack([(y[:, None] * H).T, -np.ones((J, 1))]),
+        b_ub=np.zeros(J),
+        A_eq=np.r_[np.ones(m), 0.0][None, :],
+        b_eq=[1.0],
+        bounds=[(0.0, 1.0 / (nu * m))] * m + [(None, None)],
+        method="highs",
+    )
+    return res.fun
+
+
+def test_linear_floor_separates_trivial_from_non_trivial_nu_svms() -> None:
+    X, y = _overlapping()
+    nu_min = nu_floor_linear(X, y)
+    nu_max = 2 * min(np.sum(y > 0), np.sum(y < 0)) / y.size
+    assert 0.5 < nu_min < nu_max
+    # at or below ν_min the optimum is 0 (w = 0); above it, strictly negative (w ≠ 0)
+    assert _nu_svm_value(X, y, 0.97 * nu_min) == pytest.approx(0.0, abs=1e-7)
+    assert _nu_svm_value(X, y, nu_min) == pytest.approx(0.0, abs=1e-7)
+    assert _nu_svm_value(X, y, nu_min + 0.05 * (nu_max - nu_min)) < -1e-4
+
+
+def test_linear_floor_is_zero_on_separable_data() -> None:
+    X = np.array([[0.0, 1.0], [1.0, 2.0], [0.0, -1.0], [1.0, -2.0]])
+    y = np.array([1.0, 1.0, -1.0, -1.0])
+    assert nu_floor_linear(X, y) == 0.0
+
+
+def test_stump_floor_by_cuts_equals_the_full_lp() -> None:
+    X, y = _overlapping(N=50, M=3, seed=1)
+    X = np.round(X)  # discrete features: many ties and label conflicts, as in flare-solar
+    space = StumpSpace(X, include_constant=True)
+    H, _ = space.full_matrix(with_constant=True)
+    c_full, _ = smallest_cancelling_cap((y[:, None] * H).T)
+    by_cuts = nu_floor_by_cuts(lambda g: space.best(g).column, y)
+    assert by_cuts == pytest.approx(1.0 / (c_full * y.size), rel=1e-9)
+    # the ν-LP over every stump, both polarities: β* = 0 at ν_min, β* > 0 above it
+    H = np.hstack([H, -H])
+    assert _nu_lp_value(H, y, by_cuts) == pytest.approx(0.0, abs=1e-9)
+    assert _nu_lp_value(H, y, by_cuts + 0.05 * (1 - by_cuts)) > 1e-4
+
+
+def test_raised_nu() -> None:
+    assert raised_nu(0.5, 0.4, 0.9) == 0.5
+    assert raised_nu(0.5, 0.6, 0.9) == pytest.approx(0.6 + RAISE_FRACTION * 0.3)
+    assert raised_nu(0.6, 0.6, 0.9) == pytest.approx(0.6 + RAISE_FRACTION * 0.3)
