@@ -21,6 +21,8 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import linprog
 
+#: HiGHS algorithms tried in turn for the ν-floor LP
+_LP_METHODS = ("highs", "highs-ds", "highs-ipm")
 #: where a ν at or below ν_min is moved: this fraction of the way from ν_min to ν_max
 RAISE_FRACTION = 0.1
 
@@ -44,20 +46,23 @@ def smallest_cancelling_cap(E: np.ndarray) -> tuple[float, np.ndarray | None]:
     A_ub = np.hstack([np.eye(N), -np.ones((N, 1))])  # u_i ≤ c
     cost = np.zeros(N + 1)
     cost[N] = 1.0
-    res = linprog(
-        cost,
-        A_ub=A_ub,
-        b_ub=np.zeros(N),
-        A_eq=A_eq,
-        b_eq=b_eq,
-        bounds=[(0.0, None)] * (N + 1),
-        method="highs",
-    )
-    if res.status == 2:  # infeasible
-        return float("inf"), None
-    if res.status != 0:
-        raise RuntimeError(f"the ν-floor LP failed: {res.message}")
-    return float(res.x[N]), np.asarray(res.x[:N])
+    messages = []
+    for method in _LP_METHODS:  # HiGHS's default can stop with an unknown status on badly
+        res = linprog(  # scaled rows; its other algorithms then usually finish
+            cost,
+            A_ub=A_ub,
+            b_ub=np.zeros(N),
+            A_eq=A_eq,
+            b_eq=b_eq,
+            bounds=[(0.0, None)] * (N + 1),
+            method=method,
+        )
+        if res.status == 2:  # infeasible
+            return float("inf"), None
+        if res.status == 0:
+            return float(res.x[N]), np.asarray(res.x[:N])
+        messages.append(f"{method}: {res.message}")
+    raise RuntimeError("the ν-floor LP failed: " + "; ".join(messages))
 
 
 def nu_floor_linear(X: np.ndarray, y: np.ndarray) -> float:

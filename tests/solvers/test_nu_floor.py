@@ -86,3 +86,35 @@ def test_raised_nu() -> None:
     assert raised_nu(0.5, 0.4, 0.9) == 0.5
     assert raised_nu(0.5, 0.6, 0.9) == pytest.approx(0.6 + RAISE_FRACTION * 0.3)
     assert raised_nu(0.6, 0.6, 0.9) == pytest.approx(0.6 + RAISE_FRACTION * 0.3)
+
+
+def test_the_floor_lp_falls_back_to_other_highs_algorithms(monkeypatch):
+    """HiGHS's default can end with an unknown status (seen on a spambase split); the other
+    algorithms then give the same optimum, and a failure of all of them is an error."""
+    import scipy.optimize
+
+    import kernbench.solvers.nu_floor as nf
+
+    rng = np.random.default_rng(3)
+    E = rng.standard_normal((4, 30))
+    expected = nf.smallest_cancelling_cap(E)[0]
+    assert np.isfinite(expected)
+    real = scipy.optimize.linprog
+
+    def flaky(*args, method="highs", **kwargs):
+        res = real(*args, method=method, **kwargs)
+        if method == "highs":
+            res.status, res.message = 4, "HiGHS Status 15: model_status is Unknown"
+        return res
+
+    monkeypatch.setattr(nf, "linprog", flaky)
+    assert nf.smallest_cancelling_cap(E)[0] == pytest.approx(expected, rel=1e-7)
+
+    def broken(*args, method="highs", **kwargs):
+        res = real(*args, method=method, **kwargs)
+        res.status, res.message = 4, f"{method} failed"
+        return res
+
+    monkeypatch.setattr(nf, "linprog", broken)
+    with pytest.raises(RuntimeError, match="highs-ipm: highs-ipm failed"):
+        nf.smallest_cancelling_cap(E)
