@@ -3,7 +3,6 @@ bad input."""
 
 from __future__ import annotations
 
-import cvxpy as cp
 import numpy as np
 import pytest
 from sklearn.svm import NuSVC
@@ -83,35 +82,22 @@ def _noisy(N: int = 120, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def _relaxed_value(X: np.ndarray, y: np.ndarray, T: int, nu: float, mu: float) -> float:
-    N, M = X.shape
-    W, b, rho = cp.Variable((T, M)), cp.Variable(T), cp.Variable(T)
-    margins = cp.multiply(np.tile(y[:, None], (1, T)), X @ W.T + np.ones((N, 1)) @ b[None, :])
-    loss = cp.sum(cp.pos(np.ones((N, 1)) @ rho[None, :] - margins)) / (nu * N)
-    pairs = sum(0.5 * cp.sum_squares(W[t] + W[u]) for t in range(T) for u in range(t + 1, T))
-    prob = cp.Problem(
-        cp.Minimize(-cp.sum(rho) + loss + mu * pairs), [cp.norm(W[t]) <= 1 for t in range(T)]
-    )
-    prob.solve(solver="CLARABEL")
-    return prob.value
-
-
-def test_nu_below_the_floor_is_raised_to_a_non_trivial_model() -> None:
+def test_nu_below_the_floor_is_raised_to_a_non_trivial_model(drm_relaxed_value) -> None:
     X, y = _noisy()
     y_pm = np.where(y == 1, 1.0, -1.0)
     # at the default ν = 0.5 the relaxed problem's optimum is W = 0 (cvxpy: value 0), whose
     # prediction is the sign of rounding noise
-    assert _relaxed_value(X, y_pm, 3, 0.5, 1.0) == pytest.approx(0.0, abs=1e-7)
+    assert drm_relaxed_value(X, y_pm, 3, 0.5, 1.0) == pytest.approx(0.0, abs=1e-7)
     est = DRM(n_components=3, tol=0.0, max_iter=60, random_state=0).fit(X, y)
     majority_error = min(np.mean(y), 1 - np.mean(y))
     assert 1 - est.score(X, y) < majority_error - 0.05
     assert np.linalg.norm(est.coef_) > 1e-4
     assert 0.5 < est.nu_min_ < est.nu_
     assert est.nu_ == pytest.approx(raised_nu(0.5, est.nu_min_, 2 * min(np.bincount(y)) / len(y)))
-    assert est.objective_ == pytest.approx(_relaxed_value(X, y_pm, 3, est.nu_, 1.0), abs=1e-6)
+    assert est.objective_ == pytest.approx(drm_relaxed_value(X, y_pm, 3, est.nu_, 1.0), abs=1e-6)
 
 
-def test_no_linear_signal_gives_the_larger_class() -> None:
+def test_no_linear_signal_gives_the_larger_class(drm_relaxed_value) -> None:
     # two centred rings: the smaller class's mean lies inside the larger class's hull at every ν
     angles = np.linspace(0, 2 * np.pi, 40, endpoint=False)
     inner = np.c_[np.cos(angles[::2]), np.sin(angles[::2])]
@@ -124,5 +110,5 @@ def test_no_linear_signal_gives_the_larger_class() -> None:
     assert est.nu_min_ == pytest.approx(nu_max)
     assert est.nu_ == pytest.approx(nu_max)
     y_pm = np.where(y == 1, 1.0, -1.0)
-    assert est.objective_ == pytest.approx(_relaxed_value(X, y_pm, 3, nu_max, 1.0), abs=1e-7)
+    assert est.objective_ == pytest.approx(drm_relaxed_value(X, y_pm, 3, nu_max, 1.0), abs=1e-7)
     assert len(list(est.staged_decision_function(X))) == est.n_iter_ == 1

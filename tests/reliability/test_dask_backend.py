@@ -4,7 +4,6 @@ SIGKILLed mid-run loses no cell; a missing extra or bad address is a clear exit 
 from __future__ import annotations
 
 import importlib.util
-import logging
 import os
 import signal
 
@@ -16,22 +15,6 @@ from kernbench.cli import app
 from kernbench.runner.backends import DASK_MISSING
 
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    pytest.importorskip("distributed")
-    from dask.distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    ) as c:
-        yield c
 
 
 def test_dask_gives_the_same_numbers_as_local(cluster, reference_run, tmp_path):

@@ -4,7 +4,6 @@ killed its workers split up, the same values as ``--jobs 1``, and a resume after
 from __future__ import annotations
 
 import csv
-import logging
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
@@ -158,22 +157,6 @@ def test_a_task_that_raised_fails_its_cells(tmp_path):
 
 
 # -- on a cluster ---------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def cluster():
-    pytest.importorskip("distributed")
-    from dask.distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    ) as c:
-        yield c
-
-
 class _Spy:
     """A client that notes the cells of each task it submits."""
 
