@@ -211,10 +211,10 @@ def run(
 
     Cluster: kernbench run SPEC --backend dask --scheduler tcp://127.0.0.1:8786
     """
-    from kernbench.runner.execute import cell_statuses, default_out_dir, run_experiment
+    import contextlib
+
+    from kernbench.runner.early_workers import start_early
     from kernbench.runner.plan import check_cell_count, parse_only, plan_cells
-    from kernbench.spec import load_spec
-    from kernbench.specs import resolve_spec
 
     try:
         only_map = parse_only(only or [])
@@ -225,64 +225,71 @@ def run(
 
         check_scheduler_address(scheduler)
         probe_scheduler(scheduler)
-    s = load_spec(resolve_spec(spec))
-    target = out_dir if out_dir is not None else default_out_dir(s)
-    if dry_run:
-        check_cell_count(s, max_cells)  # the whole spec, counted before any cell is built
-        cells = plan_cells(s, realisations=realisations, only=only_map, max_cells=None)
-        statuses = cell_statuses(s, target, cells)
-        _print_plan(s, cells, statuses, target, fresh)
-        _print_plan_estimate(cells, statuses, target, fresh, jobs)
-        return
-    from kernbench.store import STORE_FILE
+    early = None if dry_run else start_early(backend, jobs, scheduler)
+    with early or contextlib.nullcontext():  # workers start, and import, as the spec is read
+        from kernbench.runner.execute import cell_statuses, default_out_dir, run_experiment
+        from kernbench.spec import load_spec
+        from kernbench.specs import resolve_spec
 
-    for source in reuse or []:
-        if not (source / STORE_FILE).is_file():
-            raise UsageError("--reuse", f"no results store in {source}")
-    if threads == 0:
-        raise UsageError("--threads", "must not be 0 (a count, or -1 for all cores)")
-    options = dict(
-        threads=threads,
-        backend=backend,
-        scheduler=scheduler,
-        timeout_s=timeout,
-        wait=wait,
-        reuse=reuse or [],
-        max_cells=max_cells,
-    )
-    summary = _run_with_progress(
-        run_experiment, s, target, jobs, fresh, realisations, only_map, **options
-    )
-    for note in summary.notes:
-        err.print(f"note: {printable(note)}", highlight=False, markup=False)
-    counts = ", ".join(f"{n} {k}" for k, n in sorted(summary.counts.items())) or "nothing to do"
-    reused = f", {summary.reused} reused from --reuse" if summary.reused else ""
-    err.print(
-        f"{s.name}: {summary.planned} cells planned, {summary.skipped_done} already finished"
-        f"{reused}; this run: {counts} in {summary.seconds:.1f} s"
-        f"{f' (cells: {summary.cpu_seconds:.1f} s of CPU)' if summary.cpu_seconds else ''}"
-        f" -> {summary.out_dir}",
-        highlight=False,
-    )
-    for (category, message), n in summary.warned.most_common(3):
-        line = f"note: {n} cell(s) warned {category}: {message}"
-        err.print(printable(line), highlight=False, markup=False)
-    if summary.warned:
-        err.print(
-            f"note: each cell's warnings are in {summary.out_dir}/cells.csv (column 'warnings')",
-            highlight=False,
-            markup=False,
+        s = load_spec(resolve_spec(spec))
+        target = out_dir if out_dir is not None else default_out_dir(s)
+        if dry_run:
+            check_cell_count(s, max_cells)  # the whole spec, counted before any cell is built
+            cells = plan_cells(s, realisations=realisations, only=only_map, max_cells=None)
+            statuses = cell_statuses(s, target, cells)
+            _print_plan(s, cells, statuses, target, fresh)
+            _print_plan_estimate(cells, statuses, target, fresh, jobs)
+            return
+        from kernbench.store import STORE_FILE
+
+        for source in reuse or []:
+            if not (source / STORE_FILE).is_file():
+                raise UsageError("--reuse", f"no results store in {source}")
+        if threads == 0:
+            raise UsageError("--threads", "must not be 0 (a count, or -1 for all cores)")
+        options = dict(
+            threads=threads,
+            backend=backend,
+            scheduler=scheduler,
+            timeout_s=timeout,
+            wait=wait,
+            reuse=reuse or [],
+            max_cells=max_cells,
         )
-    if summary.failed:
-        err.print(f"[bold red]{len(summary.failed)} cell(s) did not finish:[/]")
-        for dataset, r, method, message in summary.failed[:20]:
-            line = printable(f"  {dataset} / r={r} / {method}: {message}")
-            err.print(line, highlight=False, markup=False)
-        if len(summary.failed) > 20:
-            more = len(summary.failed) - 20
-            err.print(f"  ... and {more} more (see {summary.out_dir}/cells.csv)")
-        err.print("rerun the same command to retry them")
-        raise typer.Exit(EXIT_CELLS_FAILED)
+        summary = _run_with_progress(
+            run_experiment, s, target, jobs, fresh, realisations, only_map, **options
+        )
+        for note in summary.notes:
+            err.print(f"note: {printable(note)}", highlight=False, markup=False)
+        counts = ", ".join(f"{n} {k}" for k, n in sorted(summary.counts.items())) or "nothing to do"
+        reused = f", {summary.reused} reused from --reuse" if summary.reused else ""
+        err.print(
+            f"{s.name}: {summary.planned} cells planned, {summary.skipped_done} already finished"
+            f"{reused}; this run: {counts} in {summary.seconds:.1f} s"
+            f"{f' (cells: {summary.cpu_seconds:.1f} s of CPU)' if summary.cpu_seconds else ''}"
+            f" -> {summary.out_dir}",
+            highlight=False,
+        )
+        for (category, message), n in summary.warned.most_common(3):
+            line = f"note: {n} cell(s) warned {category}: {message}"
+            err.print(printable(line), highlight=False, markup=False)
+        if summary.warned:
+            err.print(
+                f"note: each cell's warnings are in {summary.out_dir}/cells.csv "
+                "(column 'warnings')",
+                highlight=False,
+                markup=False,
+            )
+        if summary.failed:
+            err.print(f"[bold red]{len(summary.failed)} cell(s) did not finish:[/]")
+            for dataset, r, method, message in summary.failed[:20]:
+                line = printable(f"  {dataset} / r={r} / {method}: {message}")
+                err.print(line, highlight=False, markup=False)
+            if len(summary.failed) > 20:
+                more = len(summary.failed) - 20
+                err.print(f"  ... and {more} more (see {summary.out_dir}/cells.csv)")
+            err.print("rerun the same command to retry them")
+            raise typer.Exit(EXIT_CELLS_FAILED)
 
 
 def _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, only_map, **options):

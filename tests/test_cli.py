@@ -416,3 +416,22 @@ def test_dry_run_estimates_the_run_from_a_pilot(tmp_path):
     assert f"≈ {format_seconds(expected)} of cell time" in text
     workers = worker_count(2, 4)  # 2 on a machine with two cores or more
     assert f"≈ {format_seconds(expected / workers)} at --jobs 2" in text
+
+
+def test_a_refused_spec_closes_the_dask_cluster_started_for_it(monkeypatch, tmp_path):
+    pytest.importorskip("distributed")
+    from kernbench.runner import early_workers
+
+    made = []
+    start = early_workers.local_cluster
+
+    def recorded(workers):
+        made.append(start(workers))
+        return made[-1]
+
+    monkeypatch.setattr(early_workers, "local_cluster", recorded)
+    missing = tmp_path / "missing.yaml"
+    res = runner.invoke(app, ["run", str(missing), "--backend", "dask", "--jobs", "1"])
+    assert res.exit_code == 2, res.output
+    assert len(made) == 1 and made[0].status.name == "closed"
+    assert early_workers.take_cluster(1) is None

@@ -28,6 +28,12 @@ from typing import Any
 from kernbench.errors import KernbenchError
 from kernbench.records import CellRecord
 from kernbench.runner.cell import cell_record, run_cell
+from kernbench.runner.early_workers import (
+    CELL_MODULES,
+    local_cluster,
+    take_cluster,
+    wait_for_local_workers,
+)
 from kernbench.runner.isolation import (
     CellTimeout,
     ChildDied,
@@ -40,8 +46,6 @@ from kernbench.runner.stop import raise_if_stopping
 from kernbench.solvers.threads import available_cores, resolve_threads, thread_default
 
 BACKENDS: tuple[str, ...] = ("local", "dask")
-#: imported by a timed cell's child before its clock starts
-_CELL_MODULES = ("kernbench.datasets", "kernbench.methods", "kernbench.runner.select")
 DASK_MISSING = 'the dask backend needs the optional extra: pip install "kernbench[dask]"'
 
 
@@ -87,7 +91,7 @@ def compute_cell(
     started = time.time()
     try:
         return call_with_timeout(
-            _run_cell_threaded, (cell, threads), timeout_s, preload=_CELL_MODULES
+            _run_cell_threaded, (cell, threads), timeout_s, preload=CELL_MODULES
         )
     except (CellTimeout, ChildDied) as exc:
         return cell_record(
@@ -229,6 +233,7 @@ class CellExecutor:
         flight at two losses that could not be attributed is recorded as ``failed`` too."""
         from joblib import Parallel
 
+        wait_for_local_workers()  # the workers started while the spec was read (reused)
         pending = {c.cell_id: c for c in cells}
         suspect: Counter[str] = Counter()
         with DeathWatch() as watch:
@@ -392,20 +397,6 @@ def check_worker_plugins(client: Any, cells: Sequence[Cell], where: str) -> None
                 )
 
 
-#: Dask settings of the LocalCluster kernbench starts: it has no dashboard, so nothing reads the
-#: stacks its workers' profilers sample every 10 ms, the ticks its event loops time every 20 ms
-#: or the system figures polled every 0.5 s; on a 2-core machine those took 15 % of a core
-#: (idle, 2 workers), 2.4 % with these settings. The memory monitor that restarts a worker
-#: near its memory limit stays on, at 0.5 s instead of 0.1 s.
-QUIET_LOCAL_CLUSTER: dict[str, Any] = {
-    "distributed.worker.profile.enabled": False,
-    "distributed.admin.tick.interval": "1s",
-    "distributed.admin.system-monitor.interval": "5s",
-    "distributed.worker.memory.monitor-interval": "500ms",
-    "distributed.deploy.cluster-repr-interval": "5s",
-}
-
-
 @contextlib.contextmanager
 def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
     """A ``dask.distributed`` client: to ``scheduler``, or to a LocalCluster on 127.0.0.1.
@@ -419,20 +410,12 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
         check_scheduler_address(scheduler)
         probe_scheduler(scheduler)
     try:
-        import dask
-        from dask.distributed import Client, LocalCluster
+        from dask.distributed import Client
     except ImportError:
         raise BackendError(DASK_MISSING) from None
     if scheduler is None:
-        with dask.config.set(QUIET_LOCAL_CLUSTER):  # read as its servers start
-            cluster = LocalCluster(
-                n_workers=worker_count(jobs),
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
+        workers = worker_count(jobs)
+        cluster = take_cluster(workers) or local_cluster(workers)  # started early, or now
         try:
             with Client(cluster) as client:
                 yield client

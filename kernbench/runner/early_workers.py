@@ -1,0 +1,218 @@
+"""Workers started while the driver reads the spec, so that their start-up is not on the clock.
+
+A parallel run pays twice for the numerical stack before its first cell: the driver imports the
+methods to check the spec (about 2.5 s here, most of it scikit-learn and SciPy), and then each
+worker starts and imports them again. Done one after the other, the two sit end to end on the
+critical path. :func:`start_early` starts the workers first, in a background thread, and lets
+them import the cell's modules (:data:`CELL_MODULES`) while the driver reads the spec and plans
+its cells; the executor then finds them ready.
+
+- ``local``: joblib's loky workers are kept by loky between ``Parallel`` calls (the *reusable
+  executor*), so a first ``Parallel`` call that only imports the modules leaves workers that the
+  run's own call reuses, provided it asks for the same number of workers. It asks for fewer when
+  the run has fewer cells than workers: loky then shrinks the pool, nothing else.
+- ``dask`` without a scheduler: the LocalCluster itself is started in the background, its workers
+  importing :data:`CELL_MODULES` as Dask *preloads* before they join;
+  :func:`kernbench.runner.backends.dask_client` takes that cluster (:func:`take_cluster`) instead
+  of starting one. A cluster that no run took (the spec was refused) is closed by
+  :meth:`EarlyWorkers.close`.
+
+Nothing here changes a number: it only moves imports earlier. Whatever fails in the background
+is left for the run to meet where it would have met it anyway (the executor starts its own
+workers, or the cluster start raises there).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import threading
+from typing import Any
+
+__all__ = [
+    "CELL_MODULES",
+    "EarlyWorkers",
+    "QUIET_LOCAL_CLUSTER",
+    "local_cluster",
+    "preload_cell_modules",
+    "start_early",
+    "stop_local_workers",
+    "take_cluster",
+    "wait_for_local_workers",
+]
+
+#: what a worker imports before its first cell (the methods import scikit-learn and SciPy)
+CELL_MODULES = ("kernbench.datasets", "kernbench.methods", "kernbench.runner.select")
+
+#: Dask settings of the LocalCluster kernbench starts. It has no dashboard, so nothing reads the
+#: stacks its workers' profilers sample every 10 ms, the ticks its event loops time every 20 ms
+#: or the system figures polled every 0.5 s; on a 2-core machine those took 15 % of a core
+#: (idle, 2 workers), 2.4 % with these settings. The memory monitor that restarts a worker
+#: near its memory limit stays on, at 0.5 s instead of 0.1 s. The workers' environment keeps
+#: Dask's one BLAS thread per worker but not its ``MALLOC_TRIM_THRESHOLD_``: setting that turns
+#: off glibc's adaptive mmap threshold, and each temporary array above 128 KiB is then mapped
+#: and page-faulted anew. The workers import :data:`CELL_MODULES` before they join.
+QUIET_LOCAL_CLUSTER: dict[str, Any] = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "500ms",
+    "distributed.deploy.cluster-repr-interval": "5s",
+    "distributed.nanny.pre-spawn-environ": {
+        "OMP_NUM_THREADS": 1,
+        "MKL_NUM_THREADS": 1,
+        "OPENBLAS_NUM_THREADS": 1,
+    },
+    "distributed.worker.preload": list(CELL_MODULES),
+}
+
+
+def preload_cell_modules() -> int:
+    """Import :data:`CELL_MODULES` in this process; return its pid."""
+    for name in CELL_MODULES:
+        importlib.import_module(name)
+    return os.getpid()
+
+
+def local_cluster(workers: int) -> Any:
+    """A Dask LocalCluster on 127.0.0.1: ``workers`` processes of one thread each, quiet
+    (:data:`QUIET_LOCAL_CLUSTER`), no dashboard."""
+    import dask
+    from dask.distributed import LocalCluster
+
+    with dask.config.set(QUIET_LOCAL_CLUSTER):  # read as its servers start
+        return LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+
+
+class EarlyWorkers:
+    """Workers being started in a background thread (see the module doc).
+
+    Parameters
+    ----------
+    backend : "local" | "dask"
+    workers : int
+        The workers to start (≥ 2 for ``local``; ≥ 1 for ``dask``).
+    """
+
+    def __init__(self, backend: str, workers: int) -> None:
+        self.backend = backend
+        self.workers = workers
+        self._cluster: Any = None
+        self._error: BaseException | None = None
+        self._taken = False
+        self._thread = threading.Thread(
+            target=self._start, name="kernbench-early-workers", daemon=True
+        )
+        self._thread.start()
+
+    def _start(self) -> None:
+        try:
+            if self.backend == "dask":
+                self._cluster = local_cluster(self.workers)
+            else:
+                from joblib import Parallel, delayed
+
+                tasks = (delayed(preload_cell_modules)() for _ in range(self.workers))
+                Parallel(n_jobs=self.workers, batch_size=1)(tasks)
+        except BaseException as exc:  # noqa: BLE001 - met again, and reported, by the run
+            self._error = exc
+
+    def join(self) -> None:
+        """Wait until the workers have started (or failed to)."""
+        self._thread.join()
+
+    def take_cluster(self, workers: int) -> Any:
+        """The started LocalCluster, once, if it has ``workers`` workers; else None."""
+        if self.backend != "dask" or self._taken:
+            return None
+        self.join()
+        if self._cluster is None or self.workers != workers:
+            return None
+        self._taken = True
+        return self._cluster
+
+    def close(self) -> None:
+        """End the workers: loky's at once (:func:`stop_local_workers`), a LocalCluster only if
+        no run took it (the run closes its own)."""
+        global _EARLY
+        if _EARLY is self:
+            _EARLY = None
+        if self.backend == "local":
+            self.join()
+            stop_local_workers()
+        elif not self._taken:
+            self.join()
+            if self._cluster is not None:
+                self._cluster.close()
+                self._cluster = None
+
+    def __enter__(self) -> EarlyWorkers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_EARLY: EarlyWorkers | None = None
+
+
+def stop_local_workers() -> None:
+    """Kill loky's reusable workers now, if there are any.
+
+    Left alone, loky ends them when this interpreter exits: each gets a sentinel and runs its
+    own interpreter's teardown (about a second with the numerical stack loaded) while this
+    process waits. Once a run has its results nothing in them is needed.
+    """
+    from joblib.externals.loky import reusable_executor
+
+    with reusable_executor._executor_lock:
+        executor = reusable_executor._executor
+        if executor is not None:
+            executor.shutdown(wait=False, kill_workers=True)
+
+
+def start_early(
+    backend: str, jobs: int, scheduler: str | None = None, cores: int | None = None
+) -> EarlyWorkers | None:
+    """Start the workers a run of ``--backend backend --jobs jobs`` will use, in the background.
+
+    Returns None where there is nothing to start: ``local`` with one worker (cells run in the
+    driver), ``dask`` with a scheduler (its workers are the cluster's), or a Dask that is not
+    installed (the run says so). ``cores`` defaults to this machine's.
+    """
+    global _EARLY
+    if scheduler is not None:
+        return None
+    cores = cores or os.cpu_count() or 1
+    workers = cores if jobs < 1 else min(jobs, cores)
+    if backend == "local" and workers < 2:
+        return None
+    if backend == "dask":
+        import importlib.util
+
+        if importlib.util.find_spec("distributed") is None:
+            return None
+    elif backend != "local":
+        return None
+    _EARLY = EarlyWorkers(backend, workers)
+    return _EARLY
+
+
+def take_cluster(workers: int) -> Any:
+    """The LocalCluster :func:`start_early` started, if it has ``workers`` workers and no run
+    took it yet; else None."""
+    return _EARLY.take_cluster(workers) if _EARLY is not None else None
+
+
+def wait_for_local_workers() -> None:
+    """Return once the early ``local`` workers have started (no-op when none were started)."""
+    if _EARLY is not None and _EARLY.backend == "local":
+        _EARLY.join()

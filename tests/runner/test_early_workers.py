@@ -1,0 +1,92 @@
+"""Workers started while the spec is read: loky's are reused by the run's own call and killed at
+the end; Dask's LocalCluster is taken once, with the cell modules imported, or closed."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+
+import pytest
+from joblib import Parallel, delayed
+
+from kernbench.runner import early_workers as ew
+
+
+def _pid_and_modules() -> tuple[int, bool]:
+    time.sleep(0.2)  # long enough that each of two tasks lands on its own worker
+    return os.getpid(), all(name in sys.modules for name in ew.CELL_MODULES)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie child has not been reaped yet: it is gone all the same
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("backend", "jobs", "scheduler"),
+    [("local", 1, None), ("dask", 2, "tcp://127.0.0.1:8786"), ("nope", 2, None)],
+)
+def test_nothing_is_started_where_no_worker_is_ours(backend, jobs, scheduler):
+    assert ew.start_early(backend, jobs, scheduler, cores=4) is None
+
+
+def test_local_workers_are_started_with_the_modules_and_reused_then_killed():
+    ew.stop_local_workers()  # no pool left by another test
+    early = ew.start_early("local", 2, cores=2)
+    assert early is not None and early.workers == 2
+    early.join()
+    seen = Parallel(n_jobs=2, batch_size=1)(delayed(_pid_and_modules)() for _ in range(4))
+    from joblib.externals.loky import reusable_executor
+
+    started = set(reusable_executor._executor._processes)  # the pids loky started
+    pids = {pid for pid, _ in seen}
+    assert pids <= started and len(started) == 2  # the run's call ran on the early workers
+    assert all(imported for _, imported in seen)  # which had imported the cell modules
+    ew.wait_for_local_workers()  # a no-op once started
+    early.close()
+    deadline = time.monotonic() + 30
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids)
+    assert ew.take_cluster(2) is None  # a local start has no cluster to take
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="needs dask")
+def test_dask_cluster_is_taken_once_with_the_modules_imported():
+    from dask.distributed import Client
+
+    early = ew.start_early("dask", 1, cores=2)
+    assert early is not None
+    assert ew.take_cluster(2) is None  # another worker count: not this cluster
+    cluster = ew.take_cluster(1)
+    try:
+        assert cluster is not None and ew.take_cluster(1) is None  # taken once
+        with Client(cluster) as client:
+            answers = client.run(lambda: all(m in sys.modules for m in ew.CELL_MODULES))
+            environ = client.run(lambda: "MALLOC_TRIM_THRESHOLD_" in os.environ)
+        assert list(answers.values()) == [True]
+        assert list(environ.values()) == [False]
+        early.close()  # taken: the run closes it, not this
+        assert cluster.status.name == "running"
+    finally:
+        cluster.close()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="needs dask")
+def test_a_cluster_no_run_took_is_closed():
+    early = ew.start_early("dask", 1, cores=2)
+    early.join()
+    cluster = early._cluster
+    with early:
+        pass
+    assert cluster.status.name == "closed"
+    assert ew.take_cluster(1) is None
