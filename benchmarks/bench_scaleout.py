@@ -13,6 +13,11 @@ the threads each cell got, and whether every cell's test error equals local W = 
 W runs over 1, 2, 4, … up to the cores this process may use, plus the core count itself, so the
 script runs unchanged on a larger machine (``--workers 1,2,16`` picks others).
 
+``--repeats N`` runs the whole sequence N times, one after the other (W = 1, 2, … then again), each
+repeat against its own local W = 1, and ends with each configuration's median efficiency and
+cells' CPU ratio: on a shared or virtual machine one run's wall times move by several per cent
+from one minute to the next.
+
 - default: ``lin_li_table1.yaml --realisations 4`` (336 cells, about 200 s of cell CPU);
 - ``--quick``: the same spec, 1 realisation, the twonorm and ringnorm data sets (24 cells, about
   20 s of cell CPU): a check that the script works, not a measurement of scale-out.
@@ -28,6 +33,7 @@ import argparse
 import json
 import resource
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -104,6 +110,7 @@ def main() -> None:
     parser.add_argument("--workers", default="", help="comma-separated W (default 1, 2, 4, …)")
     parser.add_argument("--dask-workers", default="", help="W for Dask (default: --workers)")
     parser.add_argument("--threads", type=int, default=None, help="kernbench run --threads")
+    parser.add_argument("--repeats", type=int, default=1, help="run the sequence N times")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     if args.quick:
@@ -113,48 +120,65 @@ def main() -> None:
     dask_counts = [int(w) for w in args.dask_workers.split(",") if w] or counts
     backends = [b for b in args.backends.split(",") if b]
     rows: list[dict[str, object]] = []
+    runs = [
+        (repeat, backend, w)
+        for repeat in range(args.repeats)
+        for backend in backends
+        for w in (dask_counts if backend == "dask" else counts)
+    ]
     base: dict[str, tuple[float, dict]] = {}
     with tempfile.TemporaryDirectory(prefix="bench_scaleout_") as tmp:
-        for backend in backends:
-            for w in dask_counts if backend == "dask" else counts:
+        for repeat, backend, w in runs:
+            if (backend, w) == (backends[0], (dask_counts if backend == "dask" else counts)[0]):
+                base = {}  # each repeat against its own W = 1
+            with tempfile.TemporaryDirectory(dir=tmp) as work:
                 wall, run_cpu, cells = run_once(
-                    args.spec, backend, w, args.realisations, args.only, args.threads, Path(tmp)
+                    args.spec, backend, w, args.realisations, args.only, args.threads, Path(work)
                 )
-                cpu = sum(c for _, _, c in cells.values())
-                base.setdefault(backend, (wall, cells))
-                base.setdefault("local1", base[backend])
-                ref_wall, ref_cells = base["local1"]
-                ref_cpu = sum(c for _, _, c in ref_cells.values())
-                same = {k: v[:2] for k, v in cells.items()} == {
-                    k: v[:2] for k, v in ref_cells.items()
-                }
-                threads = args.threads or max(cores // w, 1)
-                row = {
-                    "spec": Path(args.spec).name,
-                    "realisations": args.realisations,
-                    "only": " ".join(args.only),
-                    "backend": backend,
-                    "workers": w,
-                    "threads_per_cell": threads,
-                    "cells": len(cells),
-                    "failed": sum(s != "done" for s, _, _ in cells.values()),
-                    "wall_s": round(wall, 2),
-                    "speedup": round(base[backend][0] / wall, 2),
-                    "speedup_vs_local1": round(ref_wall / wall, 2),
-                    "efficiency": round(ref_wall / wall / w, 2),
-                    "cells_cpu_s": round(cpu, 1),
-                    "cpu_vs_local1": round(cpu / ref_cpu, 2) if ref_cpu else "",
-                    "run_cpu_s": round(run_cpu, 1),
-                    "identical": same,
-                }
-                rows.append(row)
-                print(
-                    f"{backend:>5} W={w:<3} threads/cell={threads:<2} wall {wall:7.1f} s  "
-                    f"speed-up {row['speedup_vs_local1']:5.2f}x  efficiency "
-                    f"{row['efficiency']:4.2f}  cells' CPU {cpu:7.1f} s "
-                    f"({row['cpu_vs_local1']}x)  run's CPU {run_cpu:7.1f} s  identical {same}",
-                    flush=True,
-                )
+            cpu = sum(c for _, _, c in cells.values())
+            base.setdefault(backend, (wall, cells))
+            base.setdefault("local1", base[backend])
+            ref_wall, ref_cells = base["local1"]
+            ref_cpu = sum(c for _, _, c in ref_cells.values())
+            same = {k: v[:2] for k, v in cells.items()} == {k: v[:2] for k, v in ref_cells.items()}
+            threads = args.threads or max(cores // w, 1)
+            row = {
+                "repeat": repeat,
+                "spec": Path(args.spec).name,
+                "realisations": args.realisations,
+                "only": " ".join(args.only),
+                "backend": backend,
+                "workers": w,
+                "threads_per_cell": threads,
+                "cells": len(cells),
+                "failed": sum(s != "done" for s, _, _ in cells.values()),
+                "wall_s": round(wall, 2),
+                "speedup": round(base[backend][0] / wall, 2),
+                "speedup_vs_local1": round(ref_wall / wall, 2),
+                "efficiency": round(ref_wall / wall / w, 2),
+                "cells_cpu_s": round(cpu, 1),
+                "cpu_vs_local1": round(cpu / ref_cpu, 2) if ref_cpu else "",
+                "run_cpu_s": round(run_cpu, 1),
+                "identical": same,
+            }
+            rows.append(row)
+            print(
+                f"#{repeat} {backend:>5} W={w:<3} threads/cell={threads:<2} "
+                f"wall {wall:7.1f} s  "
+                f"speed-up {row['speedup_vs_local1']:5.2f}x  efficiency "
+                f"{row['efficiency']:4.2f}  cells' CPU {cpu:7.1f} s "
+                f"({row['cpu_vs_local1']}x)  run's CPU {run_cpu:7.1f} s  identical {same}",
+                flush=True,
+            )
+    if args.repeats > 1:
+        for backend, w in dict.fromkeys((r["backend"], r["workers"]) for r in rows):
+            mine = [r for r in rows if (r["backend"], r["workers"]) == (backend, w)]
+            eff = statistics.median(float(r["efficiency"]) for r in mine)
+            cpu = statistics.median(float(r["cpu_vs_local1"] or 1.0) for r in mine)
+            print(
+                f"median of {len(mine)}: {backend:>5} W={w:<3} efficiency {eff:4.2f}  "
+                f"cells' CPU {cpu:4.2f}x local W=1"
+            )
     write_csv_with_machine(args.out, rows, cores=cores)
 
 
