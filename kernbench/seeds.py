@@ -17,5 +17,5 @@ def derive_seed(*parts: object) -> int:
     >>> derive_seed(0, "sonar", 3) == derive_seed(0, "sonar", 3)
     True
     """
-    text = "\x1f".join(repr(p) for p in parts).encode()
+    text = "\x1f".join(map(repr, parts)).encode()
     return int.from_bytes(hashlib.sha256(text).digest()[:4], "little")

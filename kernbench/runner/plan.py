@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import kernbench
 from kernbench.errors import KernbenchError, UsageError
-from kernbench.identity import digest
+from kernbench.identity import digest, dumps
 from kernbench.runner.revisions import result_revision
 from kernbench.seeds import derive_seed
 from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol, Spec
@@ -71,6 +72,21 @@ def cell_identity(
     takes parameters from another (``take``) adds that rule and the source cell's identity
     ``source_id``: when the source cell changes, so does this one.
     """
+    return digest(
+        _identity_payload(dataset, realisation, method, protocol, fingerprint, version, source_id)
+    )
+
+
+def _identity_payload(
+    dataset: DatasetSpec,
+    realisation: Any,
+    method: MethodSpec,
+    protocol: Protocol,
+    fingerprint: str,
+    version: str | None,
+    source_id: str | None,
+) -> dict[str, Any]:
+    """The mapping whose canonical JSON :func:`cell_identity` hashes."""
     payload = {
         "dataset": {"name": dataset.name, "label": dataset.label, "options": dataset.options},
         "fingerprint": fingerprint,
@@ -95,7 +111,62 @@ def cell_identity(
             "params": {k: list(v) for k, v in method.take.params.items()},
             "source_cell": source_id,
         }
-    return digest(payload)
+    return payload
+
+
+#: stand-ins for the realisation and the source cell in an :class:`_IdentityTemplate`; the NUL
+#: characters (``\u0000`` in JSON) keep them apart from the text of any practical spec, and a
+#: template in which either occurs more than once is not used
+_REALISATION_MARK = "\x00kernbench:realisation\x00"
+_SOURCE_MARK = "\x00kernbench:source_cell\x00"
+
+
+@dataclass(frozen=True)
+class _IdentityTemplate:
+    """The canonical JSON of one (dataset, method)'s identity payload, cut where the realisation
+    and (for a method with ``take``) the source cell's identity go.
+
+    The payload differs across realisations only in those two values, so each realisation's
+    identity is a splice and one sha256, equal to :func:`cell_identity` by construction: the JSON
+    of an ``int`` is its decimal ``str``, and the stand-ins' JSON occurs exactly once in the text
+    (checked by :meth:`build`).
+    """
+
+    head: str
+    #: the text between the realisation and the source cell (None: the method takes nothing)
+    middle: str | None
+    tail: str
+
+    @classmethod
+    def build(
+        cls, dataset: DatasetSpec, method: MethodSpec, protocol: Protocol, fingerprint: str
+    ) -> _IdentityTemplate | None:
+        """The template, or None when a stand-in's JSON occurs other than once, or out of order
+        (the caller then computes each identity with :func:`cell_identity`)."""
+        takes = method.take is not None
+        source = _SOURCE_MARK if takes else None
+        payload = _identity_payload(
+            dataset, _REALISATION_MARK, method, protocol, fingerprint, None, source
+        )
+        text = dumps(payload)
+        marks = [dumps(_REALISATION_MARK)] + ([dumps(_SOURCE_MARK)] if takes else [])
+        if any(text.count(mark) != 1 for mark in marks):
+            return None
+        head, rest = text.split(marks[0])
+        if not takes:
+            return cls(head, None, rest)
+        if marks[1] not in rest:  # the source cell precedes the realisation
+            return None
+        middle, tail = rest.split(marks[1])
+        return cls(head, middle, tail)
+
+    def identity(self, realisation: int, source_id: str | None = None) -> str:
+        """:func:`cell_identity` of this dataset and method at ``realisation`` (an ``int``)."""
+        if self.middle is None:
+            text = f"{self.head}{realisation:d}{self.tail}"
+        else:
+            text = f"{self.head}{realisation:d}{self.middle}{dumps(source_id)}{self.tail}"
+        return hashlib.sha256(text.encode()).hexdigest()
 
 
 def count_cells(
@@ -176,6 +247,7 @@ def plan_cells(
     methods = _select_methods(spec, only.get("method"))
     _check_realisations(spec, datasets, realisations, only.get("realisation"))
     seed = spec.protocol.seed
+    ordered = _sources_first(spec.methods)
     cells: list[Cell] = []
     for ds in datasets:
         protocol = ds.protocol or spec.protocol
@@ -183,13 +255,20 @@ def plan_cells(
         if realisations is not None:
             n_real = min(n_real, realisations)
         fp = fingerprint(ds.name, ds.options)
+        templates = {m.label: _IdentityTemplate.build(ds, m, protocol, fp) for m in ordered}
         for r in range(n_real):
             if "realisation" in only and str(r) not in only["realisation"]:
                 continue
             ids: dict[str, str] = {}
-            for m in _sources_first(spec.methods):
+            for m in ordered:
                 source = ids[m.take.source] if m.take is not None else None
-                ids[m.label] = cell_identity(ds, r, m, protocol, fp, source_id=source)
+                template = templates[m.label]
+                ids[m.label] = (
+                    template.identity(r, source)
+                    if template is not None
+                    else cell_identity(ds, r, m, protocol, fp, source_id=source)
+                )
+            cv_seed = derive_seed(seed, ds.label, r, "cv")
             for m in methods:
                 cells.append(
                     Cell(
@@ -198,7 +277,7 @@ def plan_cells(
                         realisation=r,
                         method=m,
                         protocol=protocol,
-                        cv_seed=derive_seed(seed, ds.label, r, "cv"),
+                        cv_seed=cv_seed,
                         learner_seed=derive_seed(seed, ds.label, r, m.label),
                         fingerprint=fp,
                         source_id=ids[m.take.source] if m.take is not None else None,

@@ -162,3 +162,101 @@ def test_only_value_matching_nothing_is_a_usage_error(item, needle):
     with pytest.raises(UsageError, match="--only") as info:
         plan_cells(spec, fingerprint=fp, only=parse_only([item]))
     assert needle in str(info.value)
+
+
+#: datasets with options and a protocol override; a grid, a result revision (CG-Boost's 2-norm),
+#: a ``take`` listed before its source, and a class from outside the package (a plug-in record);
+#: 12 realisations, so two-digit indices are spliced too
+WIDE = {
+    "name": "wide",
+    "datasets": [
+        "breast_cancer",
+        {
+            "name": "twonorm",
+            "label": "tn",
+            "options": {"n_train": 50, "d": 5},
+            "protocol": {"n_realisations": 3, "preprocess": None, "cv_folds": 2},
+        },
+    ],
+    "protocol": {"n_realisations": 12, "seed": 7, "preprocess": "minmax"},
+    "methods": {
+        "RFF": {
+            "estimator": "rff_svm",
+            "params": {"n_components": 50},
+            "take": {
+                "from": "SVM-RBF",
+                "params": {"sigma": {"param": "gamma", "transform": "gamma_to_sigma"}},
+            },
+        },
+        "SVM-RBF": {"estimator": "svm_gauss", "grid": {"gamma": [0.5, 0.02], "C": [1.0, 10.0]}},
+        "A": {"estimator": "adaboost", "grid": {"n_estimators": [5, 10]}},
+        "CG": {"estimator": "cgboost"},
+        "LR": {"estimator": "sklearn.linear_model:LogisticRegression", "params": {"C": 0.5}},
+    },
+}
+
+
+def _one_by_one(spec):
+    """Every cell's identity from :func:`plan.cell_identity` and its seeds from
+    :func:`derive_seed`, computed one cell at a time (sources before the methods taking)."""
+    from kernbench.seeds import derive_seed
+
+    by_label = {m.label: m for m in spec.methods}
+    ids, seeds = {}, {}
+    for ds in spec.datasets:
+        protocol = ds.protocol or spec.protocol
+        for r in range(protocol.n_realisations):
+            for label in ("SVM-RBF", "RFF", "A", "CG", "LR"):
+                m = by_label[label]
+                source = ids[(ds.label, r, m.take.source)] if m.take is not None else None
+                ids[(ds.label, r, label)] = plan.cell_identity(
+                    ds, r, m, protocol, fp(ds.name, ds.options), source_id=source
+                )
+                seeds[(ds.label, r, label)] = (
+                    derive_seed(spec.protocol.seed, ds.label, r, "cv"),
+                    derive_seed(spec.protocol.seed, ds.label, r, label),
+                )
+    return ids, seeds
+
+
+def _templates(spec):
+    return [
+        plan._IdentityTemplate.build(ds, m, ds.protocol or spec.protocol, fp(ds.name, ds.options))
+        for ds in spec.datasets
+        for m in plan._sources_first(spec.methods)
+    ]
+
+
+def test_planned_identities_and_seeds_equal_the_one_by_one_computation():
+    spec = parse_spec(WIDE, file="wide.yaml")
+    assert all(t is not None for t in _templates(spec))  # every identity below is spliced
+    assert spec.methods[-1].source is not None and spec.methods[0].take is not None
+    cells = plan_cells(spec, fingerprint=fp)
+    ids, seeds = _one_by_one(spec)
+    assert len(cells) == len(ids) == (12 + 3) * 5
+    assert {c.key: c.cell_id for c in cells} == ids
+    assert {c.key: (c.cv_seed, c.learner_seed) for c in cells} == seeds
+    for c in cells:
+        source = ids[(c.dataset.label, c.realisation, "SVM-RBF")]
+        assert c.source_id == (source if c.method.label == "RFF" else None)
+    assert {c.protocol.cv_folds for c in cells if c.dataset.label == "tn"} == {2}
+
+
+def test_a_spec_holding_the_stand_in_texts_falls_back_to_the_same_identities():
+    """A stand-in's JSON occurring in the spec's own values: those identities are computed one by
+    one, and equal the reference all the same."""
+    from dataclasses import replace
+
+    spec = parse_spec(WIDE, file="wide.yaml")
+    tn = replace(
+        spec.datasets[1], options={**spec.datasets[1].options, "x": plan._REALISATION_MARK}
+    )
+    rff = replace(spec.methods[0], params={"n_components": 50, "y": plan._SOURCE_MARK})
+    spec = replace(spec, datasets=(spec.datasets[0], tn), methods=(rff, *spec.methods[1:]))
+    labels = [m.label for m in plan._sources_first(spec.methods)]
+    built = dict(zip([(ds.label, m) for ds in spec.datasets for m in labels], _templates(spec)))
+    assert {key for key, t in built.items() if t is None} == {("breast_cancer", "RFF")} | {
+        ("tn", m) for m in labels
+    }
+    ids, _ = _one_by_one(spec)
+    assert {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)} == ids
