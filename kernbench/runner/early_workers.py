@@ -176,7 +176,7 @@ def stop_local_workers() -> None:
     with reusable_executor._executor_lock:
         executor = reusable_executor._executor
         if executor is not None:
-            executor.shutdown(wait=False, kill_workers=True)
+            executor.shutdown(wait=True, kill_workers=True)
 
 
 def start_early(
