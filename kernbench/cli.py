@@ -225,13 +225,16 @@ def run(
 
         check_scheduler_address(scheduler)
         probe_scheduler(scheduler)
-    early = None if dry_run else start_early(backend, jobs, scheduler)
+    from kernbench.specs import resolve_spec
+
+    path = resolve_spec(spec)
+    computes = not dry_run and (fresh or _fresh_results_dir(path, out_dir))
+    early = start_early(backend, jobs, scheduler) if computes else None
     with early or contextlib.nullcontext():  # workers start, and import, as the spec is read
         from kernbench.runner.execute import cell_statuses, default_out_dir, run_experiment
         from kernbench.spec import load_spec
-        from kernbench.specs import resolve_spec
 
-        s = load_spec(resolve_spec(spec))
+        s = load_spec(path)
         target = out_dir if out_dir is not None else default_out_dir(s)
         if dry_run:
             check_cell_count(s, max_cells)  # the whole spec, counted before any cell is built
@@ -290,6 +293,31 @@ def run(
                 err.print(f"  ... and {more} more (see {summary.out_dir}/cells.csv)")
             err.print("rerun the same command to retry them")
             raise typer.Exit(EXIT_CELLS_FAILED)
+
+
+def _fresh_results_dir(spec_file: Path, out_dir: Path | None) -> bool:
+    """Whether the run's results directory holds no store yet: a fresh run computes cells, so
+    its workers are started while the spec is read; a resumed one may have none to compute.
+
+    Without ``--out`` the directory is ``results/<name>``, the name taken from the spec file's
+    top-level ``name:`` line (a plain scan: the file is parsed, with its checks, only by the
+    spec reader); a file that cannot be read or has no such line counts as not fresh.
+    """
+    import re
+
+    from kernbench.reading import read_user_text
+    from kernbench.store import STORE_FILE
+
+    if out_dir is None:
+        try:
+            text = read_user_text(spec_file, 1 << 20, "spec")
+        except Exception:  # noqa: BLE001 - the spec reader reports what is wrong
+            return False
+        found = re.search(r"^name:[ \t]*[\"']?([A-Za-z0-9_.-]+)[\"']?[ \t]*(#.*)?$", text, re.M)
+        if found is None:
+            return False
+        out_dir = Path("results") / found.group(1)
+    return not (out_dir / STORE_FILE).exists()
 
 
 def _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, only_map, **options):

@@ -418,6 +418,14 @@ def test_dry_run_estimates_the_run_from_a_pilot(tmp_path):
     assert f"≈ {format_seconds(expected / workers)} at --jobs 2" in text
 
 
+BAD_METHOD_SPEC = """
+name: bad
+datasets: [twonorm]
+methods:
+  A: {estimator: no_such_estimator}
+"""
+
+
 def test_a_refused_spec_closes_the_dask_cluster_started_for_it(monkeypatch, tmp_path):
     pytest.importorskip("distributed")
     from kernbench.runner import early_workers
@@ -430,8 +438,54 @@ def test_a_refused_spec_closes_the_dask_cluster_started_for_it(monkeypatch, tmp_
         return made[-1]
 
     monkeypatch.setattr(early_workers, "local_cluster", recorded)
-    missing = tmp_path / "missing.yaml"
-    res = runner.invoke(app, ["run", str(missing), "--backend", "dask", "--jobs", "1"])
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(BAD_METHOD_SPEC)
+    res = runner.invoke(app, ["run", str(bad), "--backend", "dask", "--jobs", "1"])
     assert res.exit_code == 2, res.output
     assert len(made) == 1 and made[0].status.name == "closed"
     assert early_workers.take_cluster(1) is None
+    missing = tmp_path / "missing.yaml"  # refused before any worker starts
+    res = runner.invoke(app, ["run", str(missing), "--backend", "dask", "--jobs", "1"])
+    assert res.exit_code == 2 and len(made) == 1
+
+
+def test_a_refused_spec_kills_the_local_workers_started_for_it(monkeypatch, tmp_path):
+    from joblib.externals.loky import reusable_executor
+
+    from kernbench.runner import early_workers
+
+    started = []
+    real = early_workers.EarlyWorkers
+
+    def recorded(*args):
+        started.append(real(*args))
+        return started[-1]
+
+    monkeypatch.setattr(early_workers, "EarlyWorkers", recorded)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(BAD_METHOD_SPEC)
+    res = runner.invoke(app, ["run", str(bad), "--jobs", "2"])
+    assert res.exit_code == 2, res.output
+    assert len(started) == 1 and not started[0]._thread.is_alive()
+    executor = reusable_executor._executor
+    alive = [] if executor is None else [p for p in executor._processes.values() if p.is_alive()]
+    assert alive == []
+
+
+def test_workers_are_started_early_only_for_a_run_that_will_compute(monkeypatch, tmp_path):
+    from kernbench.runner import early_workers
+
+    calls = []
+    monkeypatch.setattr(early_workers, "start_early", lambda *a, **k: calls.append(a))
+    spec = write_spec(tmp_path, SPEC)
+    out = tmp_path / "res"
+    assert runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"]).exit_code == 0
+    assert len(calls) == 1  # a fresh results directory
+    assert runner.invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "1"]).exit_code == 0
+    assert len(calls) == 1  # its store exists: a resumed run may have nothing to compute
+    args = ["run", str(spec), "--out", str(out), "--jobs", "1", "--fresh"]
+    assert runner.invoke(app, args).exit_code == 0
+    assert len(calls) == 2  # --fresh computes every cell again
+    assert runner.invoke(app, ["run", str(spec), "--dry-run"]).exit_code == 0
+    assert len(calls) == 2

@@ -27,7 +27,9 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import sys
 import threading
+import time
 from typing import Any
 
 __all__ = [
@@ -92,6 +94,10 @@ def local_cluster(workers: int) -> Any:
         )
 
 
+#: seconds :meth:`EarlyWorkers.close` keeps killing loky workers that are still importing
+CLOSE_LIMIT_S = 30.0
+
+
 class EarlyWorkers:
     """Workers being started in a background thread (see the module doc).
 
@@ -108,6 +114,9 @@ class EarlyWorkers:
         self._cluster: Any = None
         self._error: BaseException | None = None
         self._taken = False
+        self._closing = threading.Event()
+        self._lock = threading.Lock()
+        self._pooled = False  # the thread has imported joblib and starts (or started) the pool
         self._thread = threading.Thread(
             target=self._start, name="kernbench-early-workers", daemon=True
         )
@@ -119,7 +128,12 @@ class EarlyWorkers:
                 self._cluster = local_cluster(self.workers)
             else:
                 from joblib import Parallel, delayed
+                from joblib.externals.loky import reusable_executor  # noqa: F401 - see close
 
+                with self._lock:  # close() kills the pool from here on
+                    if self._closing.is_set():
+                        return
+                    self._pooled = True
                 tasks = (delayed(preload_cell_modules)() for _ in range(self.workers))
                 Parallel(n_jobs=self.workers, batch_size=1)(tasks)
         except BaseException as exc:  # noqa: BLE001 - met again, and reported, by the run
@@ -146,7 +160,16 @@ class EarlyWorkers:
         if _EARLY is self:
             _EARLY = None
         if self.backend == "local":
-            self.join()
+            # the run used the workers and the imports are long done; or the spec was refused
+            # and they are still importing: killed now (the imports then fail in the thread),
+            # not waited for
+            with self._lock:
+                self._closing.set()
+            deadline = time.monotonic() + CLOSE_LIMIT_S
+            while self._thread.is_alive() and time.monotonic() < deadline:
+                if self._pooled:  # joblib fully imported: no import races the thread's
+                    stop_local_workers()
+                self._thread.join(0.05)
             stop_local_workers()
         elif not self._taken:
             self.join()
@@ -171,9 +194,11 @@ def stop_local_workers() -> None:
     own interpreter's teardown (about a second with the numerical stack loaded) while this
     process waits. Once a run has its results nothing in them is needed.
     """
-    from joblib.externals.loky import reusable_executor
-
-    with reusable_executor._executor_lock:
+    reusable_executor = sys.modules.get("joblib.externals.loky.reusable_executor")
+    lock = getattr(reusable_executor, "_executor_lock", None)
+    if lock is None:  # loky never imported (or not yet whole) here: it has started no pool
+        return
+    with lock:
         executor = reusable_executor._executor
         if executor is not None:
             executor.shutdown(wait=True, kill_workers=True)
