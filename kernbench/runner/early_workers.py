@@ -29,7 +29,6 @@ import logging
 import os
 import sys
 import threading
-import time
 from typing import Any
 
 __all__ = [
@@ -94,8 +93,8 @@ def local_cluster(workers: int) -> Any:
         )
 
 
-#: seconds :meth:`EarlyWorkers.close` keeps killing loky workers that are still importing
-CLOSE_LIMIT_S = 30.0
+#: the early-start threads of this process (loky's pool is shared by all of them)
+_THREADS: list[threading.Thread] = []
 
 
 class EarlyWorkers:
@@ -116,10 +115,10 @@ class EarlyWorkers:
         self._taken = False
         self._closing = threading.Event()
         self._lock = threading.Lock()
-        self._pooled = False  # the thread has imported joblib and starts (or started) the pool
         self._thread = threading.Thread(
             target=self._start, name="kernbench-early-workers", daemon=True
         )
+        _THREADS[:] = [t for t in _THREADS if t.is_alive()] + [self._thread]
         self._thread.start()
 
     def _start(self) -> None:
@@ -128,12 +127,10 @@ class EarlyWorkers:
                 self._cluster = local_cluster(self.workers)
             else:
                 from joblib import Parallel, delayed
-                from joblib.externals.loky import reusable_executor  # noqa: F401 - see close
 
-                with self._lock:  # close() kills the pool from here on
+                with self._lock:
                     if self._closing.is_set():
                         return
-                    self._pooled = True
                 tasks = (delayed(preload_cell_modules)() for _ in range(self.workers))
                 Parallel(n_jobs=self.workers, batch_size=1)(tasks)
         except BaseException as exc:  # noqa: BLE001 - met again, and reported, by the run
@@ -160,17 +157,14 @@ class EarlyWorkers:
         if _EARLY is self:
             _EARLY = None
         if self.backend == "local":
-            # the run used the workers and the imports are long done; or the spec was refused
-            # and they are still importing: killed now (the imports then fail in the thread),
-            # not waited for
             with self._lock:
-                self._closing.set()
-            deadline = time.monotonic() + CLOSE_LIMIT_S
-            while self._thread.is_alive() and time.monotonic() < deadline:
-                if self._pooled:  # joblib fully imported: no import races the thread's
-                    stop_local_workers()
-                self._thread.join(0.05)
-            stop_local_workers()
+                self._closing.set()  # a thread not yet at its Parallel call skips it
+            # Killed only when no early thread is still dispatching to the pool: loky's
+            # shutdown racing a dispatch from another thread can deadlock. A run that used the
+            # workers finds its thread long done; a refused spec leaves them to finish their
+            # imports and to loky's own end (idle timeout, or this interpreter's exit).
+            if not any(t.is_alive() for t in _THREADS):
+                stop_local_workers()
         elif not self._taken:
             self.join()
             if self._cluster is not None:
@@ -200,8 +194,8 @@ def stop_local_workers() -> None:
         return
     with lock:
         executor = reusable_executor._executor
-        if executor is not None:
-            executor.shutdown(wait=True, kill_workers=True)
+    if executor is not None:
+        executor.shutdown(wait=True, kill_workers=True)
 
 
 def start_early(
