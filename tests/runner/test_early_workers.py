@@ -72,9 +72,11 @@ def test_dask_cluster_is_taken_once_with_the_modules_imported():
         assert cluster is not None and ew.take_cluster(1) is None  # taken once
         with Client(cluster) as client:
             answers = client.run(lambda: all(m in sys.modules for m in ew.CELL_MODULES))
-            environ = client.run(lambda: "MALLOC_TRIM_THRESHOLD_" in os.environ)
+            environ = client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
         assert list(answers.values()) == [True]
-        assert list(environ.values()) == [False]
+        # the cluster sets no trim threshold of its own (an earlier Dask cluster in this
+        # process may have left Dask's in os.environ: workers inherit whatever is there)
+        assert list(environ.values()) == [os.environ.get("MALLOC_TRIM_THRESHOLD_")]
         early.close()  # taken: the run closes it, not this
         assert cluster.status.name == "running"
     finally:
