@@ -213,6 +213,7 @@ def run(
     """
     import contextlib
 
+    from kernbench.runner.backends import worker_count
     from kernbench.runner.early_workers import start_early
     from kernbench.runner.plan import check_cell_count, parse_only, plan_cells
 
@@ -229,7 +230,7 @@ def run(
 
     path = resolve_spec(spec)
     computes = not dry_run and (fresh or _fresh_results_dir(path, out_dir))
-    early = start_early(backend, jobs, scheduler) if computes else None
+    early = start_early(backend, worker_count(jobs), scheduler) if computes else None
     with early or contextlib.nullcontext():  # workers start, and import, as the spec is read
         from kernbench.runner.execute import cell_statuses, default_out_dir, run_experiment
         from kernbench.spec import load_spec
@@ -262,37 +263,41 @@ def run(
         summary = _run_with_progress(
             run_experiment, s, target, jobs, fresh, realisations, only_map, **options
         )
-        for note in summary.notes:
-            err.print(f"note: {printable(note)}", highlight=False, markup=False)
-        counts = ", ".join(f"{n} {k}" for k, n in sorted(summary.counts.items())) or "nothing to do"
-        reused = f", {summary.reused} reused from --reuse" if summary.reused else ""
+    _report_run(s.name, summary)
+
+
+def _report_run(name: str, summary: Any) -> None:
+    """The run's summary lines, notes, warnings and unfinished cells (exit 1 when any)."""
+    for note in summary.notes:
+        err.print(f"note: {printable(note)}", highlight=False, markup=False)
+    counts = ", ".join(f"{n} {k}" for k, n in sorted(summary.counts.items())) or "nothing to do"
+    reused = f", {summary.reused} reused from --reuse" if summary.reused else ""
+    err.print(
+        f"{name}: {summary.planned} cells planned, {summary.skipped_done} already finished"
+        f"{reused}; this run: {counts} in {summary.seconds:.1f} s"
+        f"{f' (cells: {summary.cpu_seconds:.1f} s of CPU)' if summary.cpu_seconds else ''}"
+        f" -> {summary.out_dir}",
+        highlight=False,
+    )
+    for (category, message), n in summary.warned.most_common(3):
+        line = f"note: {n} cell(s) warned {category}: {message}"
+        err.print(printable(line), highlight=False, markup=False)
+    if summary.warned:
         err.print(
-            f"{s.name}: {summary.planned} cells planned, {summary.skipped_done} already finished"
-            f"{reused}; this run: {counts} in {summary.seconds:.1f} s"
-            f"{f' (cells: {summary.cpu_seconds:.1f} s of CPU)' if summary.cpu_seconds else ''}"
-            f" -> {summary.out_dir}",
+            f"note: each cell's warnings are in {summary.out_dir}/cells.csv (column 'warnings')",
             highlight=False,
+            markup=False,
         )
-        for (category, message), n in summary.warned.most_common(3):
-            line = f"note: {n} cell(s) warned {category}: {message}"
-            err.print(printable(line), highlight=False, markup=False)
-        if summary.warned:
-            err.print(
-                f"note: each cell's warnings are in {summary.out_dir}/cells.csv "
-                "(column 'warnings')",
-                highlight=False,
-                markup=False,
-            )
-        if summary.failed:
-            err.print(f"[bold red]{len(summary.failed)} cell(s) did not finish:[/]")
-            for dataset, r, method, message in summary.failed[:20]:
-                line = printable(f"  {dataset} / r={r} / {method}: {message}")
-                err.print(line, highlight=False, markup=False)
-            if len(summary.failed) > 20:
-                more = len(summary.failed) - 20
-                err.print(f"  ... and {more} more (see {summary.out_dir}/cells.csv)")
-            err.print("rerun the same command to retry them")
-            raise typer.Exit(EXIT_CELLS_FAILED)
+    if summary.failed:
+        err.print(f"[bold red]{len(summary.failed)} cell(s) did not finish:[/]")
+        for dataset, r, method, message in summary.failed[:20]:
+            line = printable(f"  {dataset} / r={r} / {method}: {message}")
+            err.print(line, highlight=False, markup=False)
+        if len(summary.failed) > 20:
+            more = len(summary.failed) - 20
+            err.print(f"  ... and {more} more (see {summary.out_dir}/cells.csv)")
+        err.print("rerun the same command to retry them")
+        raise typer.Exit(EXIT_CELLS_FAILED)
 
 
 def _fresh_results_dir(spec_file: Path, out_dir: Path | None) -> bool:

@@ -111,10 +111,8 @@ class EarlyWorkers:
         self.backend = backend
         self.workers = workers
         self._cluster: Any = None
-        self._error: BaseException | None = None
         self._taken = False
-        self._closing = threading.Event()
-        self._lock = threading.Lock()
+        self._closing = threading.Event()  # set: a thread not yet at its Parallel call skips it
         self._thread = threading.Thread(
             target=self._start, name="kernbench-early-workers", daemon=True
         )
@@ -128,13 +126,12 @@ class EarlyWorkers:
             else:
                 from joblib import Parallel, delayed
 
-                with self._lock:
-                    if self._closing.is_set():
-                        return
+                if self._closing.is_set():
+                    return
                 tasks = (delayed(preload_cell_modules)() for _ in range(self.workers))
                 Parallel(n_jobs=self.workers, batch_size=1)(tasks)
-        except BaseException as exc:  # noqa: BLE001 - met again, and reported, by the run
-            self._error = exc
+        except BaseException:  # noqa: BLE001 - met again, and reported, by the run
+            pass
 
     def join(self) -> None:
         """Wait until the workers have started (or failed to)."""
@@ -157,8 +154,7 @@ class EarlyWorkers:
         if _EARLY is self:
             _EARLY = None
         if self.backend == "local":
-            with self._lock:
-                self._closing.set()  # a thread not yet at its Parallel call skips it
+            self._closing.set()
             # Killed only when no early thread is still dispatching to the pool: loky's
             # shutdown racing a dispatch from another thread can deadlock. A run that used the
             # workers finds its thread long done; a refused spec leaves them to finish their
@@ -198,20 +194,17 @@ def stop_local_workers() -> None:
         executor.shutdown(wait=True, kill_workers=True)
 
 
-def start_early(
-    backend: str, jobs: int, scheduler: str | None = None, cores: int | None = None
-) -> EarlyWorkers | None:
-    """Start the workers a run of ``--backend backend --jobs jobs`` will use, in the background.
+def start_early(backend: str, workers: int, scheduler: str | None = None) -> EarlyWorkers | None:
+    """Start the ``workers`` a run on ``backend`` will use (see
+    :func:`kernbench.runner.backends.worker_count`), in the background.
 
     Returns None where there is nothing to start: ``local`` with one worker (cells run in the
     driver), ``dask`` with a scheduler (its workers are the cluster's), or a Dask that is not
-    installed (the run says so). ``cores`` defaults to this machine's.
+    installed (the run says so).
     """
     global _EARLY
-    if scheduler is not None:
+    if scheduler is not None or backend not in ("local", "dask"):
         return None
-    cores = cores or os.cpu_count() or 1
-    workers = cores if jobs < 1 else min(jobs, cores)
     if backend == "local" and workers < 2:
         return None
     if backend == "dask":
@@ -219,8 +212,6 @@ def start_early(
 
         if importlib.util.find_spec("distributed") is None:
             return None
-    elif backend != "local":
-        return None
     _EARLY = EarlyWorkers(backend, workers)
     return _EARLY
 

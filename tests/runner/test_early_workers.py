@@ -32,16 +32,16 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.parametrize(
-    ("backend", "jobs", "scheduler"),
+    ("backend", "workers", "scheduler"),
     [("local", 1, None), ("dask", 2, "tcp://127.0.0.1:8786"), ("nope", 2, None)],
 )
-def test_nothing_is_started_where_no_worker_is_ours(backend, jobs, scheduler):
-    assert ew.start_early(backend, jobs, scheduler, cores=4) is None
+def test_nothing_is_started_where_no_worker_is_ours(backend, workers, scheduler):
+    assert ew.start_early(backend, workers, scheduler) is None
 
 
 def test_local_workers_are_started_with_the_modules_and_reused_then_killed():
     ew.stop_local_workers()  # no pool left by another test
-    early = ew.start_early("local", 2, cores=2)
+    early = ew.start_early("local", 2)
     assert early is not None and early.workers == 2
     early.join()
     seen = Parallel(n_jobs=2, batch_size=1)(delayed(_pid_and_modules)() for _ in range(4))
@@ -64,7 +64,7 @@ def test_local_workers_are_started_with_the_modules_and_reused_then_killed():
 def test_dask_cluster_is_taken_once_with_the_modules_imported():
     from dask.distributed import Client
 
-    early = ew.start_early("dask", 1, cores=2)
+    early = ew.start_early("dask", 1)
     assert early is not None
     assert ew.take_cluster(2) is None  # another worker count: not this cluster
     cluster = ew.take_cluster(1)
@@ -85,7 +85,7 @@ def test_dask_cluster_is_taken_once_with_the_modules_imported():
 
 @pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="needs dask")
 def test_a_cluster_no_run_took_is_closed():
-    early = ew.start_early("dask", 1, cores=2)
+    early = ew.start_early("dask", 1)
     early.join()
     cluster = early._cluster
     with early:
