@@ -1066,12 +1066,14 @@ app.add_typer(_guarded(data_app), name="data", help="Datasets: list, info, fetch
 
 def main() -> None:
     """Console-script entry point (SIGINT and SIGTERM stop any verb cleanly: exit 130 or 143)."""
-    from kernbench.runner.stop import install, leave_now, stop_signal
+    from kernbench.runner.stop import install, leave, leave_now, stop_signal
 
     install()
     try:
         app()
-    except SystemExit:
+    except SystemExit as exc:
         if stop_signal() is not None:  # stopped by a signal: exit now, not after seconds of GC
             leave_now()
+        if exc.code is None or isinstance(exc.code, int):  # the work is done: skip the teardown
+            leave(exc.code or 0)
         raise

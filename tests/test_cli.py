@@ -172,6 +172,26 @@ def test_kill_midway_then_rerun_computes_only_missing_cells(tmp_path):
     assert f"{len(before)} already finished" in rerun.stderr
 
 
+def test_the_command_keeps_its_exit_status_and_output_when_it_skips_the_teardown(tmp_path):
+    """``kernbench`` ends without the interpreter's teardown (kernbench.runner.stop.leave): the
+    exit status, the whole output into a pipe and the store are those of an ordinary exit."""
+    file = write_spec(tmp_path, SPEC)
+    out = tmp_path / "res"
+    base = [sys.executable, "-m", "kernbench"]
+    run = subprocess.run(
+        [*base, "run", str(file), "--out", str(out), "--jobs", "1"], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    with Store(out) as st:
+        assert st.integrity_ok() and {r["status"] for r in st.rows()} == {"done"}
+    table = subprocess.run([*base, "table", str(out)], capture_output=True, text=True)
+    inline = CliRunner().invoke(app, ["table", str(out)])
+    assert table.returncode == 0 and table.stdout == inline.output
+    missing = str(tmp_path / "nope.yaml")
+    bad = subprocess.run([*base, "run", missing], capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
 def test_methods_and_validate(tmp_path):
     res = runner.invoke(app, ["methods"])
     assert res.exit_code == 0 and "svm_stump" in res.output and "C=1.0" in res.output

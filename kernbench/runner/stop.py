@@ -22,11 +22,13 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
+from typing import NoReturn
 
 __all__ = [
     "STOP_SIGNALS",
     "exit_status",
     "install",
+    "leave",
     "leave_now",
     "raise_if_stopping",
     "reset",
@@ -91,13 +93,29 @@ def raise_if_stopping(exc: BaseException) -> None:
         raise KeyboardInterrupt(f"signal {signal.Signals(sig).name}") from exc
 
 
-def leave_now() -> None:
+def leave_now() -> NoReturn:
     """End the process with :func:`exit_status` once the exit handlers have run, skipping the
     interpreter's final garbage collection of every module (seconds after a run has loaded the
     numerical stack): a stopped job must be gone promptly. Only for the command line, after the
     store is closed."""
+    _exit(exit_status())
+
+
+def leave(status: int) -> NoReturn:
+    """End the process with ``status`` as the interpreter's own exit would (the program's
+    threads joined, the exit handlers run, the standard streams flushed) but without its last
+    step, which frees every object of every loaded module one at a time: about 0.8 s once
+    scikit-learn and SciPy are loaded, spent after the command's work is done. Only for the
+    command line's last step, after the store is closed."""
+    shutdown = getattr(threading, "_shutdown", None)  # the interpreter's own first exit step
+    if shutdown is not None and threading.current_thread() is threading.main_thread():
+        shutdown()  # joins non-daemon threads, runs the threading exit hooks (executors)
+    _exit(status)
+
+
+def _exit(status: int) -> NoReturn:
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
-    os._exit(exit_status())
+    os._exit(status)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -36,3 +39,27 @@ def test_a_cell_error_during_a_stop_is_the_interrupt_not_a_failure():
         assert info.value.__cause__ is err
     finally:
         stop.reset()
+
+
+def test_leave_ends_as_the_interpreter_would_less_its_teardown(tmp_path):
+    """``leave`` keeps what an ordinary exit does: the status, the buffered output, the exit
+    handlers and the program's non-daemon threads."""
+    script = textwrap.dedent(
+        f"""
+        import atexit, pathlib, threading, time
+        from kernbench.runner import stop
+        out = pathlib.Path({str(tmp_path)!r})
+        atexit.register(lambda: (out / "atexit").write_text("ran"))
+        def late():
+            time.sleep(0.3)
+            (out / "thread").write_text("ran")
+        threading.Thread(target=late).start()
+        print("x" * 10000)  # block-buffered into a pipe: flushed by leave
+        stop.leave(3)
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == 3
+    assert proc.stdout == "x" * 10000 + "\n"
+    assert (tmp_path / "atexit").read_text() == "ran"
+    assert (tmp_path / "thread").read_text() == "ran"
