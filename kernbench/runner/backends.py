@@ -30,6 +30,7 @@ from kernbench.records import CellRecord
 from kernbench.runner.cell import cell_record, run_cell
 from kernbench.runner.early_workers import (
     CELL_MODULES,
+    close_local_cluster,
     local_cluster,
     take_cluster,
     wait_for_local_workers,
@@ -420,7 +421,7 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
             with Client(cluster) as client:
                 yield client
         finally:
-            cluster.close()
+            close_local_cluster(cluster)
         return
     # distributed logs a traceback per failed reconnection; the run ends with one line instead
     with _quiet_logger("distributed"):

@@ -24,9 +24,11 @@ workers, or the cluster start raises there).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
+import signal
 import sys
 import threading
 from typing import Any
@@ -35,9 +37,11 @@ __all__ = [
     "CELL_MODULES",
     "EarlyWorkers",
     "QUIET_LOCAL_CLUSTER",
+    "close_local_cluster",
     "local_cluster",
     "preload_cell_modules",
     "start_early",
+    "start_fork_server",
     "stop_local_workers",
     "take_cluster",
     "wait_for_local_workers",
@@ -76,13 +80,45 @@ def preload_cell_modules() -> int:
     return os.getpid()
 
 
+def start_fork_server() -> bool:
+    """Start this process's multiprocessing fork server with Dask and :data:`CELL_MODULES`
+    imported, and the environment of :data:`QUIET_LOCAL_CLUSTER`'s workers; True if it runs.
+
+    A worker forked from it starts with the numerical stack loaded: one import in all instead of
+    one per worker, each a few seconds of CPU that on a small machine delay the first cell (the
+    driver imports the same modules meanwhile). The server is a fresh single-threaded process
+    (started as :mod:`multiprocessing`'s ``spawn`` starts one), so nothing of the driver's
+    threads is forked. Its environment is what each worker's would be: Dask's one BLAS thread
+    per worker and its fixed hash seed, set as Dask's nanny sets them (a value this process
+    has wins), before NumPy loads its BLAS in the server. False where the platform has no fork
+    server (workers are then spawned as before). A server already running is used as it is.
+    """
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    environ = QUIET_LOCAL_CLUSTER["distributed.nanny.pre-spawn-environ"]
+    for key, value in environ.items():
+        os.environ.setdefault(key, str(value))
+    if os.environ.get("PYTHONHASHSEED") in (None, "0"):  # as the nanny: one hash seed for all
+        os.environ["PYTHONHASHSEED"] = "6640"
+    forkserver.set_forkserver_preload(["distributed", *CELL_MODULES])
+    forkserver.ensure_running()
+    return True
+
+
 def local_cluster(workers: int) -> Any:
     """A Dask LocalCluster on 127.0.0.1: ``workers`` processes of one thread each, quiet
-    (:data:`QUIET_LOCAL_CLUSTER`), no dashboard."""
+    (:data:`QUIET_LOCAL_CLUSTER`), no dashboard; its workers are forked from
+    :func:`start_fork_server`'s server where the platform has one."""
     import dask
     from dask.distributed import LocalCluster
 
-    with dask.config.set(QUIET_LOCAL_CLUSTER):  # read as its servers start
+    config = dict(QUIET_LOCAL_CLUSTER)
+    if start_fork_server():
+        config["distributed.worker.multiprocessing-method"] = "forkserver"
+    with dask.config.set(config):  # read as its servers start
         return LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
@@ -91,6 +127,28 @@ def local_cluster(workers: int) -> Any:
             dashboard_address=None,
             silence_logs=logging.ERROR,
         )
+
+
+def close_local_cluster(cluster: Any) -> None:
+    """Close a cluster of :func:`local_cluster` at once: its worker processes are killed, then it
+    is closed.
+
+    A graceful close asks each worker to close its connections and exit, and each then runs its
+    interpreter's teardown (about a second with the numerical stack loaded) while this process
+    waits. Once a run has its results nothing in the workers is needed, as for loky's
+    (:func:`stop_local_workers`). Each nanny is first told that the cluster is closing, so that
+    it does not start a new worker in place of the one killed.
+    """
+    nannies = list(getattr(cluster, "workers", {}).values())
+    for nanny in nannies:
+        with contextlib.suppress(Exception):
+            nanny.close_gracefully(reason="kernbench-run-done")
+    for nanny in nannies:
+        pid = getattr(nanny, "pid", None)
+        if pid:
+            with contextlib.suppress(OSError):
+                os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+    cluster.close()
 
 
 #: the early-start threads of this process (loky's pool is shared by all of them)
@@ -164,7 +222,7 @@ class EarlyWorkers:
         elif not self._taken:
             self.join()
             if self._cluster is not None:
-                self._cluster.close()
+                close_local_cluster(self._cluster)
                 self._cluster = None
 
     def __enter__(self) -> EarlyWorkers:

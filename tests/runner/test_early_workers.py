@@ -31,6 +31,12 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
 @pytest.mark.parametrize(
     ("backend", "workers", "scheduler"),
     [("local", 1, None), ("dask", 2, "tcp://127.0.0.1:8786"), ("nope", 2, None)],
@@ -73,10 +79,13 @@ def test_dask_cluster_is_taken_once_with_the_modules_imported():
         with Client(cluster) as client:
             answers = client.run(lambda: all(m in sys.modules for m in ew.CELL_MODULES))
             environ = client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
+            blas = client.run(_blas_threads)
         assert list(answers.values()) == [True]
         # the cluster sets no trim threshold of its own (an earlier Dask cluster in this
-        # process may have left Dask's in os.environ: workers inherit whatever is there)
-        assert list(environ.values()) == [os.environ.get("MALLOC_TRIM_THRESHOLD_")]
+        # process may have left Dask's in os.environ, before or after the fork server started)
+        assert list(environ.values())[0] in (None, os.environ.get("MALLOC_TRIM_THRESHOLD_"))
+        # one BLAS thread per worker, as Dask's spawned workers have, forked or not
+        assert set(*blas.values()) == {1} or os.environ.get("OPENBLAS_NUM_THREADS") != "1"
         early.close()  # taken: the run closes it, not this
         assert cluster.status.name == "running"
     finally:
@@ -88,7 +97,29 @@ def test_a_cluster_no_run_took_is_closed():
     early = ew.start_early("dask", 1)
     early.join()
     cluster = early._cluster
+    pids = [nanny.pid for nanny in cluster.workers.values()]
+    assert pids and all(_alive(pid) for pid in pids)
     with early:
         pass
     assert cluster.status.name == "closed"
     assert ew.take_cluster(1) is None
+    assert not any(_alive(pid) for pid in pids)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="needs dask")
+def test_closing_a_local_cluster_kills_its_workers_and_starts_none_in_their_place():
+    from dask.distributed import Client
+
+    cluster = ew.local_cluster(2)
+    try:
+        with Client(cluster) as client:
+            assert client.submit(sum, [1, 2]).result() == 3
+        nannies = list(cluster.workers.values())
+        pids = [nanny.pid for nanny in nannies]
+        assert len(pids) == 2 and all(_alive(pid) for pid in pids)
+    finally:
+        ew.close_local_cluster(cluster)
+    assert cluster.status.name == "closed"
+    assert not any(_alive(pid) for pid in pids)
+    # no nanny started a worker in place of the killed one
+    assert all(nanny.process is None or not _alive(nanny.pid or -1) for nanny in nannies)
