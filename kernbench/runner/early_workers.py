@@ -12,10 +12,15 @@ its cells; the executor then finds them ready.
   run's own call reuses, provided it asks for the same number of workers. It asks for fewer when
   the run has fewer cells than workers: loky then shrinks the pool, nothing else.
 - ``dask`` without a scheduler: the LocalCluster itself is started in the background, its workers
-  importing :data:`CELL_MODULES` as Dask *preloads* before they join;
+  forked from a fork server that imported :data:`CELL_MODULES` once (:func:`start_fork_server`;
+  spawned workers import them as Dask *preloads* before they join);
   :func:`kernbench.runner.backends.dask_client` takes that cluster (:func:`take_cluster`) instead
   of starting one. A cluster that no run took (the spec was refused) is closed by
   :meth:`EarlyWorkers.close`.
+
+Once the run is over, both kinds of workers are killed rather than asked to exit
+(:func:`stop_local_workers`, :func:`close_local_cluster`): the results are stored, and a
+graceful exit would have each worker run its interpreter's teardown while the driver waits.
 
 Nothing here changes a number: it only moves imports earlier. Whatever fails in the background
 is left for the run to meet where it would have met it anyway (the executor starts its own
