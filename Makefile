@@ -18,8 +18,11 @@ JOBS ?= 2
 KERNBENCH_MIRROR ?= $(abspath ../shared/datasets)
 export KERNBENCH_MIRROR
 STAMP := $(if $(VENV_PYTHON),$(VENV)/.install.stamp,.install.stamp)
+# The reproduction environment: every package pinned, with hashes (`make lock` regenerates it from
+# pyproject.toml). `make install LOCK=` installs from pyproject.toml's ranges instead.
+LOCK ?= requirements-lock.txt
 
-.PHONY: install test test-slow lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens reproduce-cgens-pendigits reproduce-exrm reproduce-cgboost reproduce-cgboost-light reproduce-cgboost-figs reproduce-multiboost-cw faults docs docs-figures
+.PHONY: install lock test test-portable test-slow verify lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens reproduce-cgens-pendigits reproduce-exrm reproduce-cgboost reproduce-cgboost-light reproduce-cgboost-figs reproduce-multiboost-cw faults docs docs-figures
 
 ifdef VENV
 $(VENV)/bin/python:
@@ -29,16 +32,34 @@ $(VENV)/bin/python:
 	@echo "created the virtual environment $(VENV); '. $(VENV)/bin/activate' puts kernbench on your PATH"
 endif
 
-$(STAMP): pyproject.toml $(VENV_PYTHON)
-	$(PYTHON) -m pip install -e ".[dev,dask]"
+# From the lock: its pinned packages (hash-checked), then kernbench itself without resolving again.
+define INSTALL
+$(if $(LOCK),$(PYTHON) -m pip install -r $(LOCK) && $(PYTHON) -m pip install --no-deps -e .,$(PYTHON) -m pip install -e ".[dev,dask]")
+endef
+
+$(STAMP): pyproject.toml $(LOCK) $(VENV_PYTHON)
+	$(INSTALL)
 	@touch $(STAMP)
 
-install: $(VENV_PYTHON) ## install kernbench with its dev extras (editable)
-	$(PYTHON) -m pip install -e ".[dev,dask]"
+install: $(VENV_PYTHON) ## install kernbench with its dev extras (editable) from the lock file
+	$(INSTALL)
 	@touch $(STAMP)
+
+lock: $(VENV_PYTHON) ## regenerate requirements-lock.txt from pyproject.toml (newest versions in its ranges)
+	$(PYTHON) -m pip install -q "uv>=0.5"
+	$(PYTHON) -m uv pip compile pyproject.toml --extra dev --extra dask --universal \
+		--fork-strategy fewest --python-version 3.11 --generate-hashes --upgrade \
+		--custom-compile-command "make lock" --quiet -o requirements-lock.txt
 
 test: $(STAMP) ## the test suite (fast: slow tests and benchmarks excluded)
 	$(PYTHON) -m pytest -q -n $(JOBS) -m "not slow" tests
+
+# The fast suite again as another machine would compute it: OpenBLAS forced to older kernels
+# (it picks them at run time from the CPU) and numba compiling for a generic x86-64 CPU.
+PORTABLE_SETTINGS := "OPENBLAS_CORETYPE=Prescott NUMBA_CPU_NAME=generic" "OPENBLAS_CORETYPE=Haswell"
+test-portable: $(STAMP) ## the fast suite under two other OpenBLAS kernels and numba's generic CPU
+	@for e in $(PORTABLE_SETTINGS); do echo "== $$e"; \
+		env $$e $(PYTHON) -m pytest -q -n $(JOBS) -p no:cacheprovider -m "not slow" tests || exit 1; done
 
 test-slow: $(STAMP)
 	$(PYTHON) -m pytest -q -n $(JOBS) -m slow tests
@@ -60,6 +81,18 @@ quickstart: $(STAMP) ## run the quickstart experiment on embedded data and print
 	$(KB) run experiments/quickstart.yaml --jobs $(JOBS)
 	$(KB) table results/quickstart
 	@$(if $(VENV_PYTHON),echo "kernbench is installed in $(VENV): run '. $(VENV)/bin/activate' (the README's next line) to put kernbench on your PATH",true)
+
+# Reruns a seeded sample of every recorded page's cells (experiments/values/*.csv, written with
+# `kernbench verify SPEC --record RESULTS_DIR`) and compares each with its recorded value; the
+# recorded CPU of all samples together is VERIFY_BUDGET seconds (about 15 min at JOBS=2).
+VERIFY_BUDGET ?= 1800
+VERIFY_SEED ?= 0
+verify: $(STAMP) ## rerun a sample of each published page's cells and compare with the recorded values
+	@files="$(wildcard experiments/values/*.csv)"; n=$$(echo $$files | wc -w); \
+	[ $$n -gt 0 ] || { echo "no values files in experiments/values" >&2; exit 2; }; \
+	status=0; for f in $$files; do \
+		$(KB) verify $$(basename $$f .csv) --values $$f --budget $$(($(VERIFY_BUDGET) / $$n)) \
+			--seed $(VERIFY_SEED) --jobs $(JOBS) || status=1; done; exit $$status
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PYTHON) $$f || exit 1; done
