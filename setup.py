@@ -12,7 +12,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-SPEC_FILES = ("*.yaml", "reference/*.csv")
+SPEC_FILES = ("*.yaml", "reference/*.csv", "values/*.csv")
 
 
 class BuildWithSpecs(build_py):

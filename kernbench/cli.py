@@ -546,6 +546,90 @@ def _check_data_offline(spec: Path, cells) -> None:
         raise DataError(f"{spec}: {offline_hint(missing)}")
 
 
+# -- verify --------------------------------------------------------------------------------------
+@app.command()
+@_guard
+def verify(
+    spec: Annotated[Path, typer.Argument(help="Spec file (YAML) or shipped spec name.")],
+    values: Annotated[
+        Path | None,
+        typer.Option(
+            "--values",
+            help="The values file (default: the shipped experiments/values/<spec name>.csv).",
+        ),
+    ] = None,
+    budget_s: Annotated[
+        float,
+        typer.Option(
+            "--budget",
+            min=0.0,
+            help="Recorded CPU seconds of the sample (cells drawn until it is spent).",
+        ),
+    ] = 300.0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the sample.")] = 0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel workers.")] = 1,
+    record: Annotated[
+        Path | None,
+        typer.Option(
+            "--record",
+            help="Write the values file from this results directory instead of verifying.",
+        ),
+    ] = None,
+) -> None:
+    """Rerun a seeded sample of a spec's recorded cells and compare each with its recorded value.
+
+    Prints one verdict line (identical, within the method's tolerance, differing) and the cells
+    that moved; exits 1 when any cell differs or the values file is stale. With --record, writes
+    the values file from a finished run's store instead.
+
+    Example: kernbench verify grand --budget 600 --jobs 2
+    """
+    from kernbench.runner.verify import (
+        choose_sample,
+        load_values,
+        record_values,
+        values_path,
+    )
+    from kernbench.runner.verify import verify as verify_cells
+    from kernbench.spec import load_spec
+    from kernbench.specs import resolve_spec
+
+    s = load_spec(resolve_spec(spec))
+    path = values if values is not None else values_path(s)
+    if record is not None:
+        n = record_values(s, record, path)
+        out.print(f"{path}: {n} cells of {s.name!r} recorded from {record}", highlight=False)
+        return
+    if not path.is_file():
+        raise KernbenchError(
+            f"no values file for {s.name!r} at {path} (write one with `kernbench verify "
+            f"{spec} --record RESULTS_DIR`)"
+        )
+    cells, recorded_env = load_values(path)
+    sample = choose_sample(cells, budget_s=budget_s, seed=seed)
+    cpu = sum(c.cpu_s for c in sample if c.cpu_s == c.cpu_s)
+    out.print(
+        f"{s.name}: rerunning {len(sample)} of {len(cells)} recorded cells (seed {seed}, "
+        f"{cpu:.0f} s of recorded CPU, --jobs {jobs})",
+        highlight=False,
+    )
+    outcome = verify_cells(s, cells, sample, jobs=jobs, recorded_environment=recorded_env)
+    for check in outcome.checks:
+        if check.verdict != "identical":
+            out.print(f"  {check.verdict}: {printable(check.describe())}", highlight=False)
+    if outcome.stale:
+        out.print(
+            f"  stale: {len(outcome.stale)} recorded cells are not in today's plan (the spec, "
+            f"data, version or a method's revision changed): record the values again",
+            highlight=False,
+        )
+    out.print(f"  recorded: {printable(recorded_env)}", highlight=False)
+    out.print(f"  now:      {printable(outcome.environment)}", highlight=False)
+    out.print(printable(outcome.verdict_line()), highlight=False)
+    if not outcome.ok:
+        raise typer.Exit(EXIT_CELLS_FAILED)
+
+
 # -- specs ---------------------------------------------------------------------------------------
 @app.command()
 @_guard
@@ -613,6 +697,9 @@ def table(
     texts = []
     for directory in stores:
         tab = build_table(directory, reference=reference, value=value, selection=selection)
+        if tab.environment_warning:
+            warning = printable(f"warning: {tab.environment_warning}")
+            err.print(warning, highlight=False, markup=False)
         text = render_table(tab, fmt=fmt or tab.format)
         if (fmt or tab.format) == "md" and value is None:
             try:

@@ -22,6 +22,7 @@ from kernbench.report.render import _count, _dataset_label, _legend, _ours, _pub
 from kernbench.report.significance import significance_html
 from kernbench.report.tables import Table, build_table
 from kernbench.store import Store, find_stores
+from kernbench.store.environment import environments
 from kernbench.writing import write_text_file
 
 __all__ = ["REPORT_HTML", "write_html_report", "write_html_reports"]
@@ -168,11 +169,10 @@ def _provenance(directory: Path) -> tuple[list[tuple[str, str]], list[dict[str, 
         for r in rows
         if r.get("started_at") and r.get("finished_at")
     )
-    versions: dict[str, str] = {}
+    envs = environments(rows)
     hosts: set[str] = set()
     for r in rows:
         result = r.get("result") or {}
-        versions.update(result.get("versions") or {})
         if result.get("host"):
             hosts.add(str(result["host"]))
     git = prov.get("git") or {}
@@ -190,8 +190,10 @@ def _provenance(directory: Path) -> tuple[list[tuple[str, str]], list[dict[str, 
         ),
         ("cell time (sum)", f"{busy:.1f} s"),
         ("cells", ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none"),
-        ("versions", ", ".join(f"{k} {v}" for k, v in sorted(versions.items())) or "–"),
+        ("environment", envs.describe() or "–"),
     ]
+    if envs.mixed:
+        table.append(("warning", str(envs.warning())))
     failed = [r for r in rows if r["status"] not in ("done", "skipped")]
     failed.sort(key=lambda r: (r["dataset"], r["method"], r["realisation"]))
     return table, failed

@@ -50,6 +50,7 @@ from kernbench.report.stats import (
     within_tolerance,
 )
 from kernbench.store import find_stores
+from kernbench.store.environment import environments
 from kernbench.writing import write_text_file
 
 TABLE_MD = "table.md"
@@ -114,6 +115,8 @@ class Table:
     dataset_flags: dict[str, dict[str, int]] = field(default_factory=dict)
     substitutions: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: one line when the cells came from different library versions (also among the notes)
+    environment_warning: str | None = None
 
     def cell(self, dataset: str, method: str) -> Cell:
         return self.cells[(dataset, method)]
@@ -273,6 +276,13 @@ def build_table(
     if reference and ref_path:
         _attach_reference(table, ref_path, tspec)
     table.notes = _notes(table, exp)
+    envs = environments(row for cell_rows in exp.rows.values() for row in cell_rows.values())
+    table.environment_warning = envs.warning()
+    if table.environment_warning:
+        table.notes.append(f"Warning: {table.environment_warning}.")
+    described = envs.describe()
+    if described:
+        table.notes.append(described)
     return table
 
 

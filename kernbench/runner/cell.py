@@ -6,6 +6,7 @@ that builds a :class:`~kernbench.records.CellRecord` from a planned cell, whatev
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import platform
 import socket
@@ -45,12 +46,24 @@ def cell_record(cell: Cell, status: str, **fields: Any) -> CellRecord:
 
 
 def versions() -> dict[str, str]:
-    """Versions of kernbench and the numerical stack, recorded with every cell."""
+    """Versions of kernbench and the numerical stack, and the machine, recorded with every cell.
+
+    ``machine``, ``cpu`` and ``blas`` (the kernel OpenBLAS chose for this processor) say where the
+    numbers were computed: the same code and versions can differ in the last digits on another
+    kind of processor. Computed once per process.
+    """
+    return dict(_versions())
+
+
+@functools.cache
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
     import joblib
     import scipy
     import sklearn
 
-    return {
+    out = {
         "kernbench": kernbench.__version__,
         "numpy": np.__version__,
         "scipy": scipy.__version__,
@@ -58,7 +71,44 @@ def versions() -> dict[str, str]:
         "joblib": joblib.__version__,
         "python": platform.python_version(),
         "platform": platform.platform(),
+        "machine": platform.machine(),
     }
+    for lib in ("numba", "highspy", "cvxpy"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            out[lib] = metadata.version(lib)
+    cpu = _cpu_model()
+    if cpu:
+        out["cpu"] = cpu
+    blas = _blas_kernel()
+    if blas:
+        out["blas"] = blas
+    return out
+
+
+def _cpu_model() -> str | None:
+    """The processor's model name (Linux: /proc/cpuinfo), else what ``platform`` knows."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() in ("model name", "Model", "Hardware") and value.strip():
+                return value.strip()
+    return platform.processor() or None
+
+
+def _blas_kernel() -> str | None:
+    """``"<library> <version> <kernel>"`` of the BLAS numpy uses (e.g. OpenBLAS's run-time
+    choice for this processor), or None when threadpoolctl cannot tell."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        infos = [i for i in threadpool_info() if i.get("user_api") == "blas"]
+    except Exception:  # a report line is not worth failing a cell for
+        return None
+    if not infos:
+        return None
+    info = infos[0]
+    parts = (info.get("internal_api"), info.get("version"), info.get("architecture"))
+    return " ".join(str(p) for p in parts if p) or None
 
 
 @functools.cache

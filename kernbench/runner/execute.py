@@ -13,7 +13,7 @@ import os
 import socket
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -101,6 +101,7 @@ def run_experiment(
     reuse: Sequence[str | os.PathLike[str]] = (),
     max_cells: int | None = DEFAULT_MAX_CELLS,
     threads: int | None = None,
+    cell_ids: Collection[str] | None = None,
 ) -> RunSummary:
     """Run every planned cell that is not finished; record each as it completes.
 
@@ -117,6 +118,9 @@ def run_experiment(
         recomputation leaves the finished result in place.
     realisations, only
         Plan filters (see :func:`kernbench.runner.plan.plan_cells`).
+    cell_ids : collection of str, optional
+        Run only the planned cells with these identities (and the cells they take parameters
+        from); ``kernbench verify`` reruns a sample of cells so.
     on_cell, on_start : callables, optional
         Progress hooks: ``on_start(n_to_run)`` once, ``on_cell(record)`` after each recorded cell.
     on_data : callable, optional
@@ -155,6 +159,8 @@ def run_experiment(
     plan_ids = [c.cell_id for c in whole]
     filtered = realisations is not None or any((only or {}).values())
     cells = plan_cells(spec, realisations=realisations, only=only) if filtered else whole
+    if cell_ids is not None:
+        cells = [c for c in cells if c.cell_id in cell_ids]
     for predefined in (False, True):
         names = {
             c.dataset.name for c in cells if (c.protocol.realisations == "predefined") is predefined

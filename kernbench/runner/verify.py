@@ -1,0 +1,293 @@
+"""Check that a published page's numbers reproduce: rerun a seeded sample of its cells.
+
+A docs page that prints our numbers is backed by a *values file* per spec,
+``experiments/values/<spec name>.csv``: one line per finished cell of the run behind the page (its
+identity, labels, test error and CPU time), a few hundred kilobytes at most, committed beside the
+spec. :func:`record_values` writes it from the run's store; :func:`verify` plans the spec, draws a
+seeded sample of its cells within a CPU budget (every method at least once where the budget
+allows), recomputes them in a scratch store and compares each test error with the recorded one:
+
+- **identical**: the same number (the expectation under the lock on the same kind of machine);
+- **within tolerance**: off by at most the method's tolerance in percentage points
+  (:data:`kernbench.runner.revisions.REVISIONS`, ``cell_tolerance``), which another processor or
+  BLAS kernel can cause by tipping a near-tie (a CV choice, a pricing tie);
+- **differs**: further off, or not finished.
+
+A recorded cell the spec no longer plans (its identity changed: the spec, the data, the package
+version or a method's result revision) is *stale*: the values file must be recorded again.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import random
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kernbench.errors import UsageError
+from kernbench.runner.cell import versions
+from kernbench.runner.plan import Cell, plan_cells
+from kernbench.runner.revisions import REVISIONS
+from kernbench.spec_types import Spec
+from kernbench.store import Store
+
+__all__ = [
+    "CellCheck",
+    "RecordedCell",
+    "Verification",
+    "choose_sample",
+    "load_values",
+    "record_values",
+    "values_path",
+    "verify",
+]
+
+#: characters of a cell identity kept in a values file (64 bits: no collision in any plan)
+ID_CHARS = 16
+_COLUMNS = ("cell", "dataset", "method", "estimator", "realisation", "test_error", "cpu_s")
+#: a cell's tolerance when its estimator has no entry in REVISIONS (a plug-in): identical only
+PLUGIN_TOLERANCE = 0.0
+
+
+@dataclass(frozen=True)
+class RecordedCell:
+    """One line of a values file."""
+
+    cell: str
+    dataset: str
+    method: str
+    estimator: str
+    realisation: int
+    test_error: float
+    cpu_s: float
+
+
+@dataclass(frozen=True)
+class CellCheck:
+    """One recomputed cell beside its recorded value (test errors in percent)."""
+
+    recorded: RecordedCell
+    now: float | None
+    verdict: str  # "identical" | "within tolerance" | "differs"
+    tolerance: float
+    error: str | None = None
+
+    def describe(self) -> str:
+        r = self.recorded
+        where = f"{r.dataset} {r.method} r{r.realisation}"
+        if self.now is None:
+            return f"{where}: recorded {100 * r.test_error:.2f} %, now not finished ({self.error})"
+        delta = self.now - 100 * r.test_error
+        return (
+            f"{where}: recorded {100 * r.test_error:.4f} %, now {self.now:.4f} % "
+            f"({delta:+.4f} points; tolerance {self.tolerance:g})"
+        )
+
+
+@dataclass
+class Verification:
+    """The outcome of :func:`verify` for one spec."""
+
+    spec: str
+    recorded: int
+    checks: list[CellCheck] = field(default_factory=list)
+    stale: list[RecordedCell] = field(default_factory=list)
+    recorded_environment: str = ""
+    environment: str = ""
+
+    def count(self, verdict: str) -> int:
+        return sum(c.verdict == verdict for c in self.checks)
+
+    @property
+    def ok(self) -> bool:
+        """Nothing differs and nothing is stale."""
+        return not self.stale and self.count("differs") == 0
+
+    def verdict_line(self) -> str:
+        line = (
+            f"{self.spec}: {len(self.checks)} of {self.recorded} recorded cells recomputed: "
+            f"{self.count('identical')} identical, {self.count('within tolerance')} within "
+            f"tolerance, {self.count('differs')} differ"
+        )
+        if self.stale:
+            line += f"; {len(self.stale)} recorded cells are no longer planned (stale values)"
+        return line + (" — reproduced" if self.ok else " — NOT reproduced")
+
+
+def values_path(spec: Spec, directory: str | Path | None = None) -> Path:
+    """``<directory>/<spec name>.csv``; by default the shipped specs' ``values/`` folder."""
+    if directory is None:
+        from kernbench.specs import specs_dir
+
+        directory = specs_dir() / "values"
+    return Path(directory) / f"{spec.name}.csv"
+
+
+def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
+    """Write the values file of ``spec`` from its store in ``results_dir``; returns the number
+    of cells written (every finished cell of the spec's current plan).
+
+    Raises
+    ------
+    UsageError
+        The store holds no finished cell of the spec's plan.
+    """
+    plan = {c.cell_id: c for c in plan_cells(spec, max_cells=None)}
+    with Store(results_dir) as store:
+        rows = [r for r in store.rows() if r["cell_id"] in plan and r["status"] == "done"]
+    rows = [r for r in rows if r.get("test_error") is not None]
+    if not rows:
+        raise UsageError(
+            "--record", f"{results_dir} holds no finished cell of {spec.name!r}'s plan"
+        )
+    from kernbench.store.environment import environments
+
+    env = environments(rows).describe() or "environment not recorded"
+    order = {cid: i for i, cid in enumerate(plan)}
+    rows.sort(key=lambda r: order[r["cell_id"]])
+    buf = io.StringIO()
+    buf.write(f"# kernbench values of spec {spec.name!r}: {len(rows)} finished cells\n")
+    buf.write(f"# {env}\n")
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(_COLUMNS)
+    for r in rows:
+        cpu = (r.get("result") or {}).get("cpu_time_s")
+        writer.writerow(
+            [
+                r["cell_id"][:ID_CHARS],
+                r["dataset"],
+                r["method"],
+                plan[r["cell_id"]].method.estimator,
+                int(r["realisation"]),
+                repr(float(r["test_error"])),
+                f"{float(cpu):.2f}" if cpu is not None else "",
+            ]
+        )
+    from kernbench.writing import write_text_file
+
+    write_text_file(path, buf.getvalue())
+    return len(rows)
+
+
+def load_values(path: str | Path) -> tuple[list[RecordedCell], str]:
+    """The cells of a values file and the environment line it was recorded with."""
+    text = Path(path).read_text(encoding="utf-8")
+    comments = [ln[2:] for ln in text.splitlines() if ln.startswith("# ")]
+    body = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
+    cells = []
+    for row in csv.DictReader(body):
+        cpu = row.get("cpu_s") or ""
+        cells.append(
+            RecordedCell(
+                cell=row["cell"],
+                dataset=row["dataset"],
+                method=row["method"],
+                estimator=row["estimator"],
+                realisation=int(row["realisation"]),
+                test_error=float(row["test_error"]),
+                cpu_s=float(cpu) if cpu else math.nan,
+            )
+        )
+    return cells, (comments[1] if len(comments) > 1 else "")
+
+
+def choose_sample(
+    cells: Sequence[RecordedCell], *, budget_s: float, seed: int = 0
+) -> list[RecordedCell]:
+    """A seeded sample of ``cells`` whose recorded CPU adds up to at most ``budget_s``.
+
+    Methods take turns (in a seeded order), each taking its next cell in a seeded shuffle that
+    fits what is left of the budget, so every method is checked once before any twice. A cell
+    without a recorded CPU time counts as 1 s.
+    """
+    rng = random.Random(seed)
+    by_method: dict[str, list[RecordedCell]] = {}
+    for c in cells:
+        by_method.setdefault(c.method, []).append(c)
+    queues = {m: rng.sample(group, len(group)) for m, group in sorted(by_method.items())}
+    turn = sorted(queues)
+    rng.shuffle(turn)
+    left = budget_s
+    chosen: list[RecordedCell] = []
+    while turn:
+        for m in list(turn):
+            queue = queues[m]
+            cost = lambda c: 1.0 if math.isnan(c.cpu_s) else max(c.cpu_s, 0.01)  # noqa: E731
+            pick = next((c for c in queue if cost(c) <= left), None)
+            if pick is None:
+                turn.remove(m)
+                continue
+            queue.remove(pick)
+            chosen.append(pick)
+            left -= cost(pick)
+    return chosen
+
+
+def cell_tolerance(estimator: str) -> float:
+    """A cell's tolerance in percentage points of test error (see the module docstring)."""
+    entry = REVISIONS.get(estimator)
+    return entry.cell_tolerance if entry is not None else PLUGIN_TOLERANCE
+
+
+def verify(
+    spec: Spec,
+    values: Sequence[RecordedCell],
+    sample: Sequence[RecordedCell],
+    *,
+    jobs: int = 1,
+    recorded_environment: str = "",
+    on_cell: Callable[..., None] | None = None,
+    out_dir: str | Path | None = None,
+) -> Verification:
+    """Recompute ``sample`` (cells of ``values``) under ``spec`` and compare (module docstring).
+
+    The cells are computed in a scratch store (``out_dir``, default a temporary directory)
+    through the normal run, so timeouts, parameter taking and the backends behave as in
+    ``kernbench run``.
+    """
+    from kernbench.runner.execute import run_experiment
+    from kernbench.store.environment import Environments
+
+    plan: Mapping[str, Cell] = {c.cell_id[:ID_CHARS]: c for c in plan_cells(spec, max_cells=None)}
+    outcome = Verification(
+        spec=spec.name,
+        recorded=len(values),
+        recorded_environment=recorded_environment,
+        environment=Environments([versions()]).describe() or "",
+    )
+    outcome.stale = [c for c in values if c.cell not in plan]
+    todo = [c for c in sample if c.cell in plan]
+    if not todo:
+        return outcome
+    with tempfile.TemporaryDirectory(prefix="kernbench-verify-") as scratch:
+        out = Path(out_dir) if out_dir is not None else Path(scratch) / spec.name
+        run_experiment(
+            spec,
+            out_dir=out,
+            jobs=jobs,
+            cell_ids={plan[c.cell].cell_id for c in todo},
+            on_cell=on_cell,
+            max_cells=None,
+        )
+        with Store(out) as store:
+            rows = {r["cell_id"][:ID_CHARS]: r for r in store.rows()}
+    for c in todo:
+        row = rows.get(c.cell)
+        tol = cell_tolerance(c.estimator)
+        if row is None or row["status"] != "done" or row.get("test_error") is None:
+            error = (row or {}).get("error") or (row or {}).get("status") or "not run"
+            outcome.checks.append(CellCheck(c, None, "differs", tol, error=str(error)))
+            continue
+        now = float(row["test_error"])
+        if now == c.test_error:
+            verdict = "identical"
+        elif abs(100 * (now - c.test_error)) <= tol + 1e-9:
+            verdict = "within tolerance"
+        else:
+            verdict = "differs"
+        outcome.checks.append(CellCheck(c, 100 * now, verdict, tol))
+    return outcome

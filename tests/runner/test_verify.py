@@ -1,0 +1,135 @@
+"""`kernbench verify`: a values file recorded from a store, a seeded sample rerun and compared."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from kernbench.cli import app
+from kernbench.errors import UsageError
+from kernbench.runner.execute import run_experiment
+from kernbench.runner.verify import (
+    RecordedCell,
+    choose_sample,
+    load_values,
+    record_values,
+    verify,
+)
+from kernbench.spec import load_spec
+
+SPEC = {
+    "name": "tiny",
+    "datasets": [{"name": "twonorm", "options": {"n_train": 60, "n_test": 200}}],
+    "protocol": {"realisations": "random", "n_realisations": 3, "seed": 0, "cv_folds": 2},
+    "methods": {
+        "SVM-Stump": {"estimator": "svm_stump", "grid": {"C": [0.5, 8.0]}},
+        "AdaBoost-Stump": {"estimator": "adaboost", "params": {"n_estimators": 10}},
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> tuple[Path, Path, Path]:
+    """(spec file, results directory, values file) of a finished 6-cell run."""
+    root = tmp_path_factory.mktemp("verify")
+    spec_file = root / "tiny.yaml"
+    spec_file.write_text(yaml.safe_dump(SPEC))
+    results = root / "results"
+    summary = run_experiment(load_spec(spec_file), out_dir=results, jobs=1)
+    assert summary.counts == {"done": 6}
+    values = root / "tiny.csv"
+    assert record_values(load_spec(spec_file), results, values) == 6
+    return spec_file, results, values
+
+
+def test_values_file_is_compact_and_names_its_environment(recorded):
+    _, _, values = recorded
+    cells, env = load_values(values)
+    assert len(cells) == 6 and {c.method for c in cells} == {"SVM-Stump", "AdaBoost-Stump"}
+    assert env.startswith("Computed with kernbench")
+    assert len(values.read_bytes()) < 2000  # a line per cell, no store
+
+
+def test_a_rerun_is_identical_on_the_same_machine(recorded):
+    spec_file, _, values = recorded
+    cells, env = load_values(values)
+    outcome = verify(load_spec(spec_file), cells, cells, recorded_environment=env)
+    assert [c.verdict for c in outcome.checks] == ["identical"] * 6
+    assert outcome.ok and "6 identical, 0 within tolerance, 0 differ" in outcome.verdict_line()
+
+
+def test_a_moved_value_differs_or_is_within_tolerance(recorded, tmp_path):
+    spec_file, _, values = recorded
+    cells, _ = load_values(values)
+    first, second = cells[0], cells[1]
+    moved = [
+        RecordedCell(**{**first.__dict__, "test_error": first.test_error + 0.005}),  # 0.5 point
+        RecordedCell(**{**second.__dict__, "test_error": second.test_error + 0.05}),  # 5 points
+    ]
+    outcome = verify(load_spec(spec_file), moved, moved)
+    assert [c.verdict for c in outcome.checks] == ["within tolerance", "differs"]
+    assert not outcome.ok and "NOT reproduced" in outcome.verdict_line()
+
+
+def test_a_cell_no_longer_planned_is_stale(recorded):
+    spec_file, _, values = recorded
+    cells, _ = load_values(values)
+    stale = RecordedCell(**{**cells[0].__dict__, "cell": "0" * 16})
+    outcome = verify(load_spec(spec_file), [stale, *cells[1:]], [stale])
+    assert outcome.stale == [stale] and not outcome.checks and not outcome.ok
+
+
+def test_recording_refuses_a_store_without_the_specs_cells(recorded, tmp_path):
+    spec_file, results, _ = recorded
+    other = dict(SPEC, protocol={**SPEC["protocol"], "seed": 1})  # other splits: other cells
+    other_file = tmp_path / "other.yaml"
+    other_file.write_text(yaml.safe_dump(other))
+    with pytest.raises(UsageError, match="no finished cell"):
+        record_values(load_spec(other_file), results, tmp_path / "x.csv")
+
+
+def _cells(n_methods: int, per_method: int, cpu: float) -> list[RecordedCell]:
+    return [
+        RecordedCell(f"{m:02d}{r:014d}", "d", f"M{m}", "svm_stump", r, 0.1, cpu)
+        for m in range(n_methods)
+        for r in range(per_method)
+    ]
+
+
+def test_the_sample_keeps_the_budget_covers_every_method_and_is_seeded():
+    cells = _cells(5, 20, cpu=2.0)
+    sample = choose_sample(cells, budget_s=30.0, seed=3)
+    assert sum(c.cpu_s for c in sample) <= 30.0 and len(sample) == 15
+    assert {c.method for c in sample} == {f"M{m}" for m in range(5)}
+    counts = [sum(c.method == f"M{m}" for c in sample) for m in range(5)]
+    assert max(counts) - min(counts) <= 1  # methods take turns
+    assert sample == choose_sample(cells, budget_s=30.0, seed=3)
+    assert sample != choose_sample(cells, budget_s=30.0, seed=4)
+    assert choose_sample(cells, budget_s=1.0) == []  # nothing fits
+
+
+def test_cli_verifies_and_exits_1_when_a_cell_differs(recorded, tmp_path):
+    spec_file, results, values = recorded
+    res = CliRunner().invoke(app, ["verify", str(spec_file), "--values", str(values)])
+    assert res.exit_code == 0, res.output
+    assert res.output.strip().splitlines()[-1].endswith("— reproduced")
+    lines = values.read_text().splitlines()
+    header, body = lines[:3], lines[3:]
+    tampered = tmp_path / "tampered.csv"
+    fields = body[0].split(",")
+    fields[5] = repr(float(fields[5]) + 0.05)
+    tampered.write_text("\n".join([*header, ",".join(fields), *body[1:]]) + "\n")
+    res = CliRunner().invoke(
+        app, ["verify", str(spec_file), "--values", str(tampered), "--budget", "1000"]
+    )
+    assert res.exit_code == 1, res.output
+    assert "differs:" in res.output and "1 differ" in res.output
+
+
+def test_cli_without_a_values_file_says_how_to_record_one(recorded, tmp_path):
+    spec_file, _, _ = recorded
+    res = CliRunner().invoke(
+        app, ["verify", str(spec_file), "--values", str(tmp_path / "none.csv")]
+    )
+    assert res.exit_code == 2 and "--record RESULTS_DIR" in res.stderr
