@@ -48,9 +48,10 @@ def cell_record(cell: Cell, status: str, **fields: Any) -> CellRecord:
 def versions() -> dict[str, str]:
     """Versions of kernbench and the numerical stack, and the machine, recorded with every cell.
 
-    ``machine``, ``cpu`` and ``blas`` (the kernel OpenBLAS chose for this processor) say where the
-    numbers were computed: the same code and versions can differ in the last digits on another
-    kind of processor. Computed once per process.
+    Besides the library versions: ``machine`` and ``cpu`` (the processor's model), and the numeric
+    environment (:func:`numeric_environment`: ``blas``, ``simd``, ``numba_cpu``), which decides
+    how sums are rounded. The same code and versions can give other last digits under another.
+    Computed once per process; each call returns a copy.
     """
     return dict(_versions())
 
@@ -79,10 +80,7 @@ def _versions() -> dict[str, str]:
     cpu = _cpu_model()
     if cpu:
         out["cpu"] = cpu
-    blas = _blas_kernel()
-    if blas:
-        out["blas"] = blas
-    return out
+    return {**out, **numeric_environment()}
 
 
 def _cpu_model() -> str | None:
@@ -95,20 +93,52 @@ def _cpu_model() -> str | None:
     return platform.processor() or None
 
 
-def _blas_kernel() -> str | None:
-    """``"<library> <version> <kernel>"`` of the BLAS numpy uses (e.g. OpenBLAS's run-time
-    choice for this processor), or None when threadpoolctl cannot tell."""
+@functools.cache
+def numeric_environment() -> dict[str, str]:
+    """What, besides the versions, picks the machine code a fit runs.
+
+    ``blas``: each BLAS loaded (numpy's and SciPy's), its version and the architecture of the
+    kernels OpenBLAS chose for this processor at run time; ``simd``: numpy's baseline and the
+    dispatched CPU features in use (AVX-512 ``exp``/``log`` among them); ``numba_cpu``: the CPU
+    numba compiles for (``NUMBA_CPU_NAME``, else the host's). Under another of these the same
+    code, data and seeds round differently, and a method whose choices turn on near-ties
+    (CGENS's pricing over thousands of stumps, AdaBoost of trees) can fit other models.
+    """
+    out: dict[str, str] = {}
     try:
+        import scipy.linalg  # noqa: F401 - loads SciPy's BLAS, so both are listed in any process
         from threadpoolctl import threadpool_info
 
-        infos = [i for i in threadpool_info() if i.get("user_api") == "blas"]
-    except Exception:  # a report line is not worth failing a cell for
-        return None
-    if not infos:
-        return None
-    info = infos[0]
-    parts = (info.get("internal_api"), info.get("version"), info.get("architecture"))
-    return " ".join(str(p) for p in parts if p) or None
+        blas = sorted(
+            {
+                f"{i.get('internal_api', '?')} {i.get('version') or '?'}"
+                f" ({i.get('architecture') or '?'})"
+                for i in threadpool_info()
+                if i.get("user_api") == "blas"
+            }
+        )
+        out["blas"] = " + ".join(blas) or "none loaded"
+    except Exception:  # provenance only: never fail a cell for it
+        out["blas"] = "unknown"
+    try:
+        from numpy._core import _multiarray_umath as umath
+
+        found = [f for f in umath.__cpu_dispatch__ if umath.__cpu_features__.get(f)]
+        out["simd"] = " ".join([*umath.__cpu_baseline__, *found]) or "none"
+    except Exception:  # another numpy layout
+        out["simd"] = "unknown"
+    try:
+        from numba.core import config
+
+        cpu = config.CPU_NAME
+        if not cpu:
+            import llvmlite.binding as llvm
+
+            cpu = llvm.get_host_cpu_name()
+        out["numba_cpu"] = str(cpu)
+    except Exception:  # numba missing or another layout
+        out["numba_cpu"] = "unknown"
+    return out
 
 
 @functools.cache

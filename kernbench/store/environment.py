@@ -1,10 +1,11 @@
 """What the cells of a table were computed with: library versions and machine, from their records.
 
-Every cell records the versions of kernbench and the numerical stack and the machine it ran on
-(:func:`kernbench.runner.cell.versions`). A table names that environment in one line, and warns
-when its cells came from different library versions: their numbers are then not one
-reproduction, and a rerun under one environment may differ in the last digits (see
-docs/reliability.md, "Numbers on another machine").
+Every cell records the versions of kernbench and the numerical stack, the machine it ran on and
+its numeric environment (the BLAS kernels, numpy's SIMD dispatch, numba's target CPU:
+:func:`kernbench.runner.cell.versions`). A table names that environment in one line, and warns
+when its cells came from different versions or numerics: their numbers are then not one
+reproduction, since the same seeds can fit other models under each (see docs/reliability.md,
+"Numbers on another machine").
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["LIBRARIES", "MACHINE", "Environments", "environments"]
+__all__ = ["LIBRARIES", "MACHINE", "NUMERIC", "Environments", "environments"]
 
 #: the recorded keys that name a library version, in the order a note lists them
 LIBRARIES = (
@@ -27,8 +28,11 @@ LIBRARIES = (
     "cvxpy",
     "joblib",
 )
-#: the recorded keys that name the machine: its processor and the BLAS kernel OpenBLAS chose
-MACHINE = ("machine", "cpu", "blas")
+#: the recorded keys that decide how sums are rounded (kernbench.runner.cell.numeric_environment):
+#: cells computed under two of these can differ although every version is the same
+NUMERIC = ("blas", "simd", "numba_cpu")
+#: what a description line says of the machine
+MACHINE = ("machine", "cpu", "blas", "numba_cpu")
 
 
 def _summary(versions: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -45,53 +49,63 @@ class Environments:
     """
 
     def __init__(self, records: Iterable[Mapping[str, Any] | None]) -> None:
-        self.libraries: Counter[tuple[tuple[str, str], ...]] = Counter()
+        self.numerics: Counter[tuple[tuple[str, str], ...]] = Counter()
         self.machines: Counter[tuple[tuple[str, str], ...]] = Counter()
         self.unrecorded = 0
         for versions in records:
             if not versions:
                 self.unrecorded += 1
                 continue
-            self.libraries[_summary(versions, LIBRARIES)] += 1
+            self.numerics[_summary(versions, LIBRARIES + NUMERIC)] += 1
             self.machines[_summary(versions, MACHINE)] += 1
 
     @property
     def mixed(self) -> bool:
-        """Whether the cells came from more than one set of library versions."""
-        return len(self.libraries) > 1
+        """Whether the cells came from more than one set of library versions or numerics."""
+        return len(self.numerics) > 1
 
     def describe(self) -> str | None:
         """One line naming the environment (the most common one when mixed), or None."""
-        if not self.libraries:
+        if not self.numerics:
             return None
-        libs = self.libraries.most_common(1)[0][0]
-        text = "Computed with " + ", ".join(f"{k} {v}" for k, v in libs)
-        machines = [", ".join(v for _, v in m) for m, _ in self.machines.most_common() if m]
-        if len(machines) == 1:
-            text += f" on {machines[0]}"
-        elif machines:
-            counts = [n for m, n in self.machines.most_common() if m]
+        common = dict(self.numerics.most_common(1)[0][0])
+        text = "Computed with " + ", ".join(f"{k} {common[k]}" for k in LIBRARIES if k in common)
+        machines = [(m, n) for m, n in self.machines.most_common() if m]
+        named = [", ".join(_machine_words(dict(m))) for m, _ in machines]
+        if len(named) == 1:
+            text += f" on {named[0]}"
+        elif named:
             text += " on " + "; ".join(
-                f"{m} ({n} cells)" for m, n in zip(machines, counts, strict=True)
+                f"{m} ({n} cells)" for m, (_, n) in zip(named, machines, strict=True)
             )
         return text + "."
 
     def warning(self) -> str | None:
-        """One line when the library versions differ between cells: which ones, in how many."""
+        """One line when versions or numerics differ between cells: which, in how many cells."""
         if not self.mixed:
             return None
-        common = set.intersection(*(set(env) for env in self.libraries))
-        differing = {k for env in self.libraries for k, v in env if (k, v) not in common}
+        common = set.intersection(*(set(env) for env in self.numerics))
+        differing = {k for env in self.numerics for k, v in env if (k, v) not in common}
         parts = []
-        for key in [k for k in LIBRARIES if k in differing]:
-            per_version: Counter[str] = Counter()
-            for env, n in self.libraries.items():
-                per_version[dict(env).get(key, "unrecorded")] += n
-            parts.append(f"{key} " + ", ".join(f"{v} in {n}" for v, n in per_version.items()))
+        for key in [k for k in LIBRARIES + NUMERIC if k in differing]:
+            per_value: Counter[str] = Counter()
+            for env, n in self.numerics.items():
+                per_value[dict(env).get(key, "unrecorded")] += n
+            parts.append(f"{key} " + ", ".join(f"{v} in {n}" for v, n in per_value.items()))
         return (
-            f"the cells of this table come from {len(self.libraries)} environments "
-            f"({'; '.join(parts)} cells): rerun them under one (`--fresh`) for one reproduction"
+            f"the cells of this table come from {len(self.numerics)} environments "
+            f"({'; '.join(parts)} cells), and the same seeds can give other models under each: "
+            "rerun them under one (`--fresh`) for one reproduction"
         )
+
+
+def _machine_words(machine: Mapping[str, str]) -> list[str]:
+    words = [machine[k] for k in ("machine", "cpu") if k in machine]
+    if "blas" in machine:
+        words.append(machine["blas"])
+    if "numba_cpu" in machine:
+        words.append(f"numba for {machine['numba_cpu']}")
+    return words
 
 
 def environments(rows: Iterable[Mapping[str, Any]]) -> Environments:
