@@ -605,7 +605,7 @@ def verify(
             f"no values file for {s.name!r} at {path} (write one with `kernbench verify "
             f"{spec} --record RESULTS_DIR`)"
         )
-    cells, recorded_env = load_values(path)
+    cells, recorded_env, recorded_numerics = load_values(path)
     sample = choose_sample(cells, budget_s=budget_s, seed=seed)
     cpu = sum(c.cpu_s for c in sample if c.cpu_s == c.cpu_s)
     out.print(
@@ -613,7 +613,14 @@ def verify(
         f"{cpu:.0f} s of recorded CPU, --jobs {jobs})",
         highlight=False,
     )
-    outcome = verify_cells(s, cells, sample, jobs=jobs, recorded_environment=recorded_env)
+    outcome = verify_cells(
+        s,
+        cells,
+        sample,
+        jobs=jobs,
+        recorded_environment=recorded_env,
+        recorded_numerics=recorded_numerics,
+    )
     for check in outcome.checks:
         if check.verdict != "identical":
             out.print(f"  {check.verdict}: {printable(check.describe())}", highlight=False)

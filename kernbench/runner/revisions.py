@@ -74,12 +74,22 @@ ROUNDING = 1e-8
 #: that accurate. Across the kernels above the values moved by up to 1.7e-6 relative (3e-5 of 17.9).
 LBFGSB_ACCURACY = 1e-4
 
-#: How far (percentage points of test error) a cell of a published page may move when rerun on
-#: another kind of machine (``kernbench verify``). On the same kind, under the lock, a cell
-#: reproduces exactly. Elsewhere rounding can tip a near-tie the other way (two grid values with
-#: equal CV error, two columns with equal edge), and the cell's model then differs; one point is
-#: one test row on the smallest test sets of the pages (about 100 rows) and ten on the largest.
+#: How far (percentage points of test error) a cell of a published page may move when rerun
+#: under other numerics (``kernbench verify``; under the recorded numerics it must be identical).
+#: Rounding can tip a near-tie the other way (two grid values with equal CV error, two columns
+#: with equal edge) and the cell's model then differs. Measured on 1176 cells of the grand
+#: comparison (84 per method) rerun under OpenBLAS's Haswell kernels, numpy without its AVX-512
+#: paths and numba for a generic CPU, against the values computed natively on an AVX-512 machine:
+#: BagSVM moved in 5 cells (at most 0.10 points), RFF-SVM in 1 (0.52), ten methods in none.
 CELL_TOLERANCE = 1.0
+#: CGENS: its pricing picks the best of thousands of stumps at each of 100 iterations, and the
+#: pick follows last-bit differences of the edges; in the measurement above 47 of 84 cells moved,
+#: 15 by more than a point, at most 3.85 (a model of the same method from other near-ties).
+CGENS_CELL_TOLERANCE = 5.0
+#: AdaBoost of trees (scikit-learn's): its reweighting's ``exp``/``log`` differ in the last bits
+#: between numpy's AVX-512 and AVX2 paths, and a later tree can split elsewhere; 17 of 84 cells
+#: moved, at most 1.70 points.
+ADATREE_CELL_TOLERANCE = 2.5
 
 
 @dataclass(frozen=True)
@@ -168,7 +178,9 @@ _CGBOOST_REVISIONS = (
 #: Every registered method: its result revisions and how its reference fit is checked.
 REVISIONS: dict[str, MethodNumerics] = {
     "ada_svm": MethodNumerics(reference_params={"n_estimators": 2}),
-    "ada_tree": MethodNumerics(reference_params={"n_estimators": 5}),
+    "ada_tree": MethodNumerics(
+        reference_params={"n_estimators": 5}, cell_tolerance=ADATREE_CELL_TOLERANCE
+    ),
     "adaboost": MethodNumerics(
         (
             Revision(1, "the RCD perceptron merges equal projections in a stable order"),
@@ -216,6 +228,7 @@ REVISIONS: dict[str, MethodNumerics] = {
             Revision(6, _BINNED_SAMPLE, _binned_stumps(None)),
         ),
         reference_params={"max_iter": 10},
+        cell_tolerance=CGENS_CELL_TOLERANCE,
     ),
     "cgens_sls": MethodNumerics(reference_params={"max_iter": 10}),
     "drm": MethodNumerics(

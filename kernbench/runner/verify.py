@@ -7,10 +7,12 @@ spec. :func:`record_values` writes it from the run's store; :func:`verify` plans
 seeded sample of its cells within a CPU budget (every method at least once where the budget
 allows), recomputes them in a scratch store and compares each test error with the recorded one:
 
-- **identical**: the same number (the expectation under the lock on the same kind of machine);
-- **within tolerance**: off by at most the method's tolerance in percentage points
-  (:data:`kernbench.runner.revisions.REVISIONS`, ``cell_tolerance``), which another processor or
-  BLAS kernel can cause by tipping a near-tie (a CV choice, a pricing tie);
+- **identical**: the same number. Under the numerics the values were recorded with (the same
+  versions, BLAS kernels, numpy SIMD paths and numba target: the lock on the same kind of
+  machine) nothing else passes;
+- **within tolerance**: under other numerics, off by at most the method's tolerance in
+  percentage points (:data:`kernbench.runner.revisions.REVISIONS`, ``cell_tolerance``, which
+  says why), since rounding can tip a near-tie (a CV choice, a pricing tie) the other way;
 - **differs**: further off, or not finished.
 
 A recorded cell the spec no longer plans (its identity changed: the spec, the data, the package
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import random
 import tempfile
@@ -98,6 +101,9 @@ class Verification:
     stale: list[RecordedCell] = field(default_factory=list)
     recorded_environment: str = ""
     environment: str = ""
+    #: whether the cells ran under the numerics the values were recorded with (then only
+    #: identical values pass)
+    same_numerics: bool = False
 
     def count(self, verdict: str) -> int:
         return sum(c.verdict == verdict for c in self.checks)
@@ -115,6 +121,11 @@ class Verification:
         )
         if self.stale:
             line += f"; {len(self.stale)} recorded cells are no longer planned (stale values)"
+        line += (
+            " (the recorded numerics: identical expected)"
+            if self.same_numerics
+            else " (other numerics than recorded: each method's tolerance applies)"
+        )
         return line + (" — reproduced" if self.ok else " — NOT reproduced")
 
 
@@ -146,12 +157,15 @@ def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
         )
     from kernbench.store.environment import environments
 
-    env = environments(rows).describe() or "environment not recorded"
+    envs = environments(rows)
+    env = envs.describe() or "environment not recorded"
+    numerics = dict(envs.numerics.most_common(1)[0][0]) if envs.numerics else {}
     order = {cid: i for i, cid in enumerate(plan)}
     rows.sort(key=lambda r: order[r["cell_id"]])
     buf = io.StringIO()
     buf.write(f"# kernbench values of spec {spec.name!r}: {len(rows)} finished cells\n")
     buf.write(f"# {env}\n")
+    buf.write(f"# numerics: {json.dumps(numerics, sort_keys=True)}\n")
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(_COLUMNS)
     for r in rows:
@@ -173,8 +187,9 @@ def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
     return len(rows)
 
 
-def load_values(path: str | Path) -> tuple[list[RecordedCell], str]:
-    """The cells of a values file and the environment line it was recorded with."""
+def load_values(path: str | Path) -> tuple[list[RecordedCell], str, dict[str, str]]:
+    """The cells of a values file, the environment line it was recorded with and the recorded
+    numerics (library versions, BLAS kernels, SIMD paths, numba target)."""
     text = Path(path).read_text(encoding="utf-8")
     comments = [ln[2:] for ln in text.splitlines() if ln.startswith("# ")]
     body = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
@@ -192,7 +207,11 @@ def load_values(path: str | Path) -> tuple[list[RecordedCell], str]:
                 cpu_s=float(cpu) if cpu else math.nan,
             )
         )
-    return cells, (comments[1] if len(comments) > 1 else "")
+    numerics: dict[str, str] = {}
+    for line in comments:
+        if line.startswith("numerics: "):
+            numerics = json.loads(line.removeprefix("numerics: "))
+    return cells, (comments[1] if len(comments) > 1 else ""), numerics
 
 
 def choose_sample(
@@ -240,6 +259,7 @@ def verify(
     *,
     jobs: int = 1,
     recorded_environment: str = "",
+    recorded_numerics: Mapping[str, str] | None = None,
     on_cell: Callable[..., None] | None = None,
     out_dir: str | Path | None = None,
 ) -> Verification:
@@ -250,7 +270,7 @@ def verify(
     ``kernbench run``.
     """
     from kernbench.runner.execute import run_experiment
-    from kernbench.store.environment import Environments
+    from kernbench.store.environment import LIBRARIES, NUMERIC, Environments
 
     plan: Mapping[str, Cell] = {c.cell_id[:ID_CHARS]: c for c in plan_cells(spec, max_cells=None)}
     outcome = Verification(
@@ -258,6 +278,10 @@ def verify(
         recorded=len(values),
         recorded_environment=recorded_environment,
         environment=Environments([versions()]).describe() or "",
+    )
+    here = versions()
+    outcome.same_numerics = bool(recorded_numerics) and all(
+        str(here.get(k)) == v for k, v in recorded_numerics.items() if k in LIBRARIES + NUMERIC
     )
     outcome.stale = [c for c in values if c.cell not in plan]
     todo = [c for c in sample if c.cell in plan]
@@ -277,7 +301,7 @@ def verify(
             rows = {r["cell_id"][:ID_CHARS]: r for r in store.rows()}
     for c in todo:
         row = rows.get(c.cell)
-        tol = cell_tolerance(c.estimator)
+        tol = 0.0 if outcome.same_numerics else cell_tolerance(c.estimator)
         if row is None or row["status"] != "done" or row.get("test_error") is None:
             error = (row or {}).get("error") or (row or {}).get("status") or "not run"
             outcome.checks.append(CellCheck(c, None, "differs", tol, error=str(error)))
@@ -285,7 +309,7 @@ def verify(
         now = float(row["test_error"])
         if now == c.test_error:
             verdict = "identical"
-        elif abs(100 * (now - c.test_error)) <= tol + 1e-9:
+        elif tol > 0 and abs(100 * (now - c.test_error)) <= tol + 1e-9:
             verdict = "within tolerance"
         else:
             verdict = "differs"

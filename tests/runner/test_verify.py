@@ -45,36 +45,54 @@ def recorded(tmp_path_factory) -> tuple[Path, Path, Path]:
 
 def test_values_file_is_compact_and_names_its_environment(recorded):
     _, _, values = recorded
-    cells, env = load_values(values)
+    cells, env, numerics = load_values(values)
     assert len(cells) == 6 and {c.method for c in cells} == {"SVM-Stump", "AdaBoost-Stump"}
     assert env.startswith("Computed with kernbench")
+    assert {"numpy", "blas", "simd", "numba_cpu"} <= set(numerics)
     assert len(values.read_bytes()) < 2000  # a line per cell, no store
 
 
-def test_a_rerun_is_identical_on_the_same_machine(recorded):
+def test_a_rerun_is_identical_under_the_recorded_numerics(recorded):
     spec_file, _, values = recorded
-    cells, env = load_values(values)
-    outcome = verify(load_spec(spec_file), cells, cells, recorded_environment=env)
+    cells, env, numerics = load_values(values)
+    outcome = verify(
+        load_spec(spec_file), cells, cells, recorded_environment=env, recorded_numerics=numerics
+    )
+    assert outcome.same_numerics
     assert [c.verdict for c in outcome.checks] == ["identical"] * 6
     assert outcome.ok and "6 identical, 0 within tolerance, 0 differ" in outcome.verdict_line()
 
 
-def test_a_moved_value_differs_or_is_within_tolerance(recorded, tmp_path):
-    spec_file, _, values = recorded
-    cells, _ = load_values(values)
-    first, second = cells[0], cells[1]
-    moved = [
-        RecordedCell(**{**first.__dict__, "test_error": first.test_error + 0.005}),  # 0.5 point
-        RecordedCell(**{**second.__dict__, "test_error": second.test_error + 0.05}),  # 5 points
+def _moved(cells, points):
+    return [
+        RecordedCell(**{**c.__dict__, "test_error": c.test_error + p / 100})
+        for c, p in zip(cells, points, strict=False)
     ]
-    outcome = verify(load_spec(spec_file), moved, moved)
-    assert [c.verdict for c in outcome.checks] == ["within tolerance", "differs"]
+
+
+def test_under_the_recorded_numerics_any_move_differs(recorded):
+    spec_file, _, values = recorded
+    cells, _, numerics = load_values(values)
+    moved = _moved(cells, [0.5])
+    outcome = verify(load_spec(spec_file), moved, moved, recorded_numerics=numerics)
+    assert [c.verdict for c in outcome.checks] == ["differs"]
     assert not outcome.ok and "NOT reproduced" in outcome.verdict_line()
+
+
+def test_under_other_numerics_the_methods_tolerance_applies(recorded):
+    spec_file, _, values = recorded
+    cells, _, numerics = load_values(values)
+    other = {**numerics, "blas": "openblas 0.3.31 (Haswell)"}
+    moved = _moved(cells[:2], [0.5, 5.0])  # svm_stump and adaboost: 1 point
+    outcome = verify(load_spec(spec_file), moved, moved, recorded_numerics=other)
+    assert not outcome.same_numerics
+    assert [c.verdict for c in outcome.checks] == ["within tolerance", "differs"]
+    assert "other numerics than recorded" in outcome.verdict_line()
 
 
 def test_a_cell_no_longer_planned_is_stale(recorded):
     spec_file, _, values = recorded
-    cells, _ = load_values(values)
+    cells, _, _ = load_values(values)
     stale = RecordedCell(**{**cells[0].__dict__, "cell": "0" * 16})
     outcome = verify(load_spec(spec_file), [stale, *cells[1:]], [stale])
     assert outcome.stale == [stale] and not outcome.checks and not outcome.ok
@@ -115,7 +133,7 @@ def test_cli_verifies_and_exits_1_when_a_cell_differs(recorded, tmp_path):
     assert res.exit_code == 0, res.output
     assert res.output.strip().splitlines()[-1].endswith("— reproduced")
     lines = values.read_text().splitlines()
-    header, body = lines[:3], lines[3:]
+    header, body = lines[:4], lines[4:]
     tampered = tmp_path / "tampered.csv"
     fields = body[0].split(",")
     fields[5] = repr(float(fields[5]) + 0.05)
