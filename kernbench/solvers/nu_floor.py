@@ -11,7 +11,13 @@ allow such a u are those c ≥ c*, the optimum of the LP
 
 so a ν gives a non-trivial machine exactly when ν > ν_min = 1/(c*·N) (ν_min = 0 when no u
 cancels every edge, e.g. on separable data). :func:`raised_nu` moves a ν at or below ν_min into
-(ν_min, ν_max].
+(ν_min, ν_max]; :func:`usable_nu` is the ν a machine is fitted with, and :func:`only_trivial` says
+when no ν up to ν_max gives a non-trivial machine (then the fit is the exact optimum that predicts
+the larger class).
+
+The columns are given explicitly (:func:`nu_floor_linear`: a linear model's features and bias;
+:func:`nu_floor_duplicates`: a space that tells any two distinct points apart) or reached through
+a pricing oracle (:func:`nu_floor_by_cuts`: stumps).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from scipy import sparse
 from scipy.optimize import linprog
 
 #: HiGHS algorithms tried in turn for the ν-floor LP
@@ -43,7 +50,8 @@ def smallest_cancelling_cap(E: np.ndarray) -> tuple[float, np.ndarray | None]:
     A_eq[K, :N] = 1.0
     b_eq = np.zeros(K + 1)
     b_eq[K] = 1.0
-    A_ub = np.hstack([np.eye(N), -np.ones((N, 1))])  # u_i ≤ c
+    # u_i ≤ c, sparse: a dense N × N identity would not fit in memory on large training sets
+    A_ub = sparse.hstack([sparse.eye(N, format="csr"), -np.ones((N, 1))], format="csr")
     cost = np.zeros(N + 1)
     cost[N] = 1.0
     messages = []
@@ -114,11 +122,49 @@ def nu_floor_by_cuts(
     raise RuntimeError(f"the ν-floor cutting planes did not close in {max_cuts} cuts")
 
 
+def nu_floor_duplicates(X: np.ndarray, y: np.ndarray) -> float:
+    """ν_min over a weak-learner space that tells any two distinct training points apart and holds
+    (near-)constant columns: random perceptrons sign(θᵀx − κ) (all directions, |κ| up to the
+    largest norm) and random Fourier functions cos(θᵀx − κ).
+
+    For such a space a u cancels every edge exactly when it cancels the edge of each group of
+    identical points (perceptrons: along a direction that projects the distinct points apart,
+    the thresholds between consecutive projections peel them off one by one; Fourier: the
+    functions θ ↦ exp(iθᵀx) of distinct x are linearly independent), so the columns are the
+    groups' indicators. Only a group holding both labels can carry weight: without one (no two
+    identical points disagree) ν_min = 0.
+    """
+    _, group = np.unique(np.asarray(X, dtype=np.float64), axis=0, return_inverse=True)
+    group = group.ravel()
+    G = int(group.max()) + 1
+    mixed = (np.bincount(group, weights=(y > 0), minlength=G) > 0) & (
+        np.bincount(group, weights=(y < 0), minlength=G) > 0
+    )
+    if not mixed.any():
+        return 0.0
+    E = np.zeros((G, y.size))
+    E[group, np.arange(y.size)] = y
+    return _nu_from_cap(smallest_cancelling_cap(E)[0], y.size)
+
+
 def raised_nu(nu: float, nu_min: float, nu_max: float) -> float:
     """ν itself when ν > ν_min; else ν_min + :data:`RAISE_FRACTION`·(ν_max − ν_min)."""
     if nu > nu_min * (1.0 + 1e-9):
         return float(nu)
     return float(nu_min + RAISE_FRACTION * (nu_max - nu_min))
+
+
+def usable_nu(nu: float, nu_min: float, nu_max: float) -> float:
+    """The ν a ν-machine is fitted with: ν lowered to ν_max, then :func:`raised_nu` (ν_max when
+    ν_min reaches it, see :func:`only_trivial`)."""
+    if only_trivial(nu_min, nu_max):
+        return float(nu_max)
+    return raised_nu(min(float(nu), nu_max), nu_min, nu_max)
+
+
+def only_trivial(nu_min: float, nu_max: float) -> bool:
+    """Whether no ν in (0, ν_max] gives a non-trivial machine (ν_min = ν_max up to rounding)."""
+    return nu_min >= nu_max * (1.0 - 1e-9)
 
 
 def _nu_from_cap(c: float, N: int) -> float:

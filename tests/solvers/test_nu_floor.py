@@ -11,9 +11,12 @@ from scipy.optimize import linprog
 from kernbench.solvers.nu_floor import (
     RAISE_FRACTION,
     nu_floor_by_cuts,
+    nu_floor_duplicates,
     nu_floor_linear,
+    only_trivial,
     raised_nu,
     smallest_cancelling_cap,
+    usable_nu,
 )
 from kernbench.weak.stumps import StumpSpace
 
@@ -86,6 +89,26 @@ def test_raised_nu() -> None:
     assert raised_nu(0.5, 0.4, 0.9) == 0.5
     assert raised_nu(0.5, 0.6, 0.9) == pytest.approx(0.6 + RAISE_FRACTION * 0.3)
     assert raised_nu(0.6, 0.6, 0.9) == pytest.approx(0.6 + RAISE_FRACTION * 0.3)
+
+
+def test_usable_nu() -> None:
+    assert usable_nu(0.5, 0.4, 0.9) == 0.5
+    assert usable_nu(0.95, 0.4, 0.9) == 0.9  # above ν_max: lowered
+    assert usable_nu(0.3, 0.4, 0.9) == pytest.approx(0.4 + RAISE_FRACTION * 0.5)
+    assert usable_nu(0.3, 0.9, 0.9) == 0.9 and only_trivial(0.9, 0.9)  # no non-trivial ν
+    assert not only_trivial(0.89, 0.9)
+
+
+def test_duplicate_floor_equals_the_stump_floor_in_one_dimension() -> None:
+    """In one dimension the stumps are the half-lines (the perceptrons): the floor from the groups
+    of identical points equals the cutting planes' floor over every stump."""
+    rng = np.random.default_rng(5)
+    x = np.round(2 * rng.standard_normal((70, 1)))  # 70 points on about 10 values
+    y = np.where(x[:, 0] + 2 * rng.standard_normal(70) > 0, 1.0, -1.0)
+    space = StumpSpace(x, include_constant=True)
+    by_cuts = nu_floor_by_cuts(lambda g: space.best(g).column, y)
+    assert 0.3 < nu_floor_duplicates(x, y) == pytest.approx(by_cuts, rel=1e-9)
+    assert nu_floor_duplicates(x[:, 0][:, None] + 1e-3 * np.arange(70)[:, None], y) == 0.0
 
 
 def test_the_floor_lp_falls_back_to_other_highs_algorithms(monkeypatch):
