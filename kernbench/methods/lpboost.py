@@ -27,8 +27,8 @@ The ν floor. With a negation-complete space β* ≥ 0, and β* = 0 exactly when
 0 ≤ u ≤ D, 1ᵀu = 1 gives every weak learner a zero edge: the class-weighted data carry no signal
 the space can see at that cap. Then ρ* − D·1ᵀξ* = 0, an ensemble summing to zero everywhere is
 optimal, and the ensemble the solver returns predicts by rounding noise (or one class). That
-happens for every ν ≤ ν_min, the smallest ν whose cap D = 1/(νm) lets no u cancel every edge
-(:mod:`kernbench.solvers.nu_floor`; on data with few distinct values per feature, such as
+happens for every ν ≤ ν_min, the largest ν whose cap D = 1/(νm) still lets some u cancel every
+edge (:mod:`kernbench.solvers.nu_floor`; on data with few distinct values per feature, such as
 flare-solar, ν_min is 0.65–0.77). The ν-form therefore fits with ν itself when ν > ν_min, else
 with ν_min + 0.1·(1 − ν_min). ν_max is 1 here: Σa = 1 keeps the ν-LP bounded for every
 ν ∈ (0, 1]. ν_min = 1 happens only when the uniform weights already cancel every edge (equal
@@ -61,7 +61,7 @@ from kernbench.solvers.lp import (
     solve_lpboost_cvxpy,
     solve_lpboost_nu_cvxpy,
 )
-from kernbench.solvers.nu_floor import nu_floor_by_cuts, nu_floor_duplicates, usable_nu
+from kernbench.solvers.nu_floor import nu_floor_duplicates, nu_floor_groups, usable_nu
 from kernbench.weak.base import Pick
 from kernbench.weak.stumps import MAX_BINS_LIMIT, StumpSpace
 
@@ -120,8 +120,9 @@ class LPBoost(ColumnGenerationClassifier):
         ν-form only: the ν used (``nu``, or the raised value when ``nu`` ≤ ν_min).
     nu_min_ : float
         ν-form only: ν_min on the training data over the weak-learner space (0 when every ν > 0
-        gives a non-zero optimal value). Stumps: cutting planes with the exhaustive stump oracle;
-        perceptrons and Fourier functions: the groups of identical training points.
+        gives a non-zero optimal value): one LP over groups of training points whose signed
+        weights must each cancel (stumps: the points between consecutive cuts of each feature;
+        perceptrons and Fourier functions: identical points).
     dual_coef_ : ndarray of shape (m,)
         The final dual weights: α (C-form) or u (ν-form).
 
@@ -218,11 +219,11 @@ class LPBoost(ColumnGenerationClassifier):
 
     def _nu_floor(self, X: np.ndarray, y: np.ndarray, space: Any) -> float:
         """ν_min of the ν-LP over this fit's weak-learner space on (X, y ∈ {±1})."""
-        if isinstance(space, StumpSpace):  # exhaustive oracle: the cutting planes are exact
-            return nu_floor_by_cuts(lambda g: space.best(g).column, y)
+        if isinstance(space, StumpSpace):  # with the constant: one group row per value or bin
+            return nu_floor_groups(space.feature_groups(), y)
         if space is None:  # no candidate at all: nothing to fit, nothing to raise
             return 0.0
-        return nu_floor_duplicates(X, y)  # perceptrons, Fourier: sampled, not searched
+        return nu_floor_duplicates(X, y)  # perceptrons, Fourier: groups of identical points
 
     def _finish_fit(
         self, master: LPBoostMaster, ws: WorkingSet, last: MasterStep, priced: Any

@@ -15,18 +15,20 @@ cancels every edge, e.g. on separable data). :func:`raised_nu` moves a ν at or 
 when no ν up to ν_max gives a non-trivial machine (then the fit is the exact optimum that predicts
 the larger class).
 
-The columns are given explicitly (:func:`nu_floor_linear`: a linear model's features and bias;
-:func:`nu_floor_duplicates`: a space that tells any two distinct points apart) or reached through
-a pricing oracle (:func:`nu_floor_by_cuts`: stumps).
+The columns are given explicitly (:func:`nu_floor_linear`: a linear model's features and bias),
+as groups of points whose signed weights must each cancel (:func:`nu_floor_groups`: decision
+stumps, one labelling per feature; :func:`nu_floor_duplicates`: a space that tells any two
+distinct points apart), or only through a pricing oracle (:func:`nu_floor_by_cuts`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy import sparse
-from scipy.optimize import linprog
+from scipy.optimize import OptimizeResult, linprog
 
 #: HiGHS algorithms tried in turn for the ν-floor LP
 _LP_METHODS = ("highs", "highs-ds", "highs-ipm")
@@ -54,21 +56,38 @@ def smallest_cancelling_cap(E: np.ndarray) -> tuple[float, np.ndarray | None]:
     A_ub = sparse.hstack([sparse.eye(N, format="csr"), -np.ones((N, 1))], format="csr")
     cost = np.zeros(N + 1)
     cost[N] = 1.0
+    res = _solved(
+        cost,
+        A_ub=A_ub,
+        b_ub=np.zeros(N),
+        A_eq=A_eq,
+        b_eq=b_eq,
+        bounds=[(0.0, None)] * (N + 1),
+    )
+    if res.status == 2:  # infeasible
+        return float("inf"), None
+    return float(res.x[N]), np.asarray(res.x[:N])
+
+
+def largest_cancelling_mass(E: np.ndarray | sparse.sparray) -> float:
+    """max 1ᵀv over 0 ≤ v ≤ 1 with E v = 0, for edge rows E (K, N), dense or sparse: the LP of
+    the module docstring in the variables v = u/c, whose optimum is 1/c* (0 when only v = 0
+    cancels every row, c* = ∞). Bounds and K equality rows only, which HiGHS solves several times
+    faster than the form with the cap c when K is large."""
+    K, N = E.shape
+    res = _solved(-np.ones(N), A_eq=E, b_eq=np.zeros(K), bounds=(0.0, 1.0))
+    mass = -float(res.fun)
+    return mass if mass > 0.0 else 0.0  # no −0.0
+
+
+def _solved(cost: np.ndarray, **problem) -> OptimizeResult:
+    """``linprog`` by HiGHS, optimal or infeasible: HiGHS's default can stop with an unknown
+    status on badly scaled rows, and its other algorithms then usually finish."""
     messages = []
-    for method in _LP_METHODS:  # HiGHS's default can stop with an unknown status on badly
-        res = linprog(  # scaled rows; its other algorithms then usually finish
-            cost,
-            A_ub=A_ub,
-            b_ub=np.zeros(N),
-            A_eq=A_eq,
-            b_eq=b_eq,
-            bounds=[(0.0, None)] * (N + 1),
-            method=method,
-        )
-        if res.status == 2:  # infeasible
-            return float("inf"), None
-        if res.status == 0:
-            return float(res.x[N]), np.asarray(res.x[:N])
+    for method in _LP_METHODS:
+        res = linprog(cost, method=method, **problem)
+        if res.status in (0, 2):  # optimal, infeasible
+            return res
         messages.append(f"{method}: {res.message}")
     raise RuntimeError("the ν-floor LP failed: " + "; ".join(messages))
 
@@ -122,6 +141,80 @@ def nu_floor_by_cuts(
     raise RuntimeError(f"the ν-floor cutting planes did not close in {max_cuts} cuts")
 
 
+def nu_floor_groups(groups: Sequence[np.ndarray], y: np.ndarray) -> float:
+    """ν_min over a column space whose edges all vanish exactly when, for every labelling in
+    ``groups``, the signed weights Σ_i u_i y_i of each group of equally labelled points vanish.
+
+    Decision stumps with the constant column: one labelling per feature, the points between two
+    consecutive cuts of that feature (:meth:`kernbench.weak.stumps.StumpSpace.feature_groups`).
+    The edge of the cut after the k-th group is the constant's edge minus twice the first k
+    groups' sum, so every stump's edge vanishes exactly when every group's sum does (one LP over
+    the group rows, no cutting planes). Spaces that tell any two distinct points apart:
+    :func:`nu_floor_duplicates`.
+
+    A group holding one label only forces its points' weights to 0 (non-negative weights of one
+    sign that sum to 0), and so may make other groups single-labelled in turn: those points are
+    dropped before the LP, which keeps it small (every point of a feature with distinct values is
+    dropped; with no point left, ν_min = 0).
+
+    Parameters
+    ----------
+    groups : sequence of ndarray of shape (N,), integer labels ≥ 0
+    y : ndarray of shape (N,), labels ±1
+
+    Returns
+    -------
+    float
+        ν_min ∈ [0, 1].
+    """
+    N = y.size
+    pos, neg = y > 0, y < 0
+    free = np.ones(N, dtype=bool)
+    changed = True
+    while changed:  # drop the points of single-labelled groups until none is left
+        changed = False
+        for g in groups:
+            n = int(g.max()) + 1
+            mixed = (np.bincount(g, weights=free & pos, minlength=n) > 0) & (
+                np.bincount(g, weights=free & neg, minlength=n) > 0
+            )
+            keep = free & mixed[g]
+            if not np.array_equal(keep, free):
+                free, changed = keep, True
+    if not free.any():
+        return 0.0
+    idx = np.flatnonzero(free)
+    codes = []  # each free point's group in each labelling, numbered 0.. across all of them
+    for g in groups:
+        _, code = np.unique(g[idx], return_inverse=True)
+        codes.append(code.ravel() + (codes[-1].max() + 1 if codes else 0))
+    codes = np.stack(codes, axis=1)  # (n_free, n_labellings)
+    n_free, L = codes.shape
+    # the one-hot group matrix of the free points: row i has a 1 in each of its groups' columns
+    onehot = sparse.csr_matrix(
+        (np.ones(codes.size), codes.ravel().astype(np.int32), np.arange(0, codes.size + 1, L)),
+        shape=(n_free, int(codes.max()) + 1),
+    )
+    if _additively_separable(onehot, y[idx]):
+        return 0.0
+    E = sparse.csr_array(onehot.T.multiply(y[idx][None, :]))  # Σ_{i in the group} v_i y_i = 0
+    return float(min(1.0, largest_cancelling_mass(E) / N))  # ν_min = 1/(c*·N); dropped: v = 0
+
+
+def _additively_separable(onehot: sparse.csr_matrix, y: np.ndarray) -> bool:
+    """Whether a linear SVM on the one-hot groups (a function F = Σ of one value per group)
+    separates every point strictly, y_i F(x_i) > 0: then (Gordan's alternative) only v = 0
+    cancels every group row and ν_min = 0, without the LP. A quick test, not a decision: when it
+    fails the LP decides. Separable data with many groups (fine bins, many features) pass it in
+    milliseconds where the LP takes seconds."""
+    from sklearn.svm import LinearSVC
+
+    with warnings.catch_warnings():  # not converging only means no certificate
+        warnings.simplefilter("ignore")
+        svm = LinearSVC(C=1e3, loss="hinge", max_iter=1000, random_state=0).fit(onehot, y)
+    return bool(np.min(y * svm.decision_function(onehot)) > 0.0)
+
+
 def nu_floor_duplicates(X: np.ndarray, y: np.ndarray) -> float:
     """ν_min over a weak-learner space that tells any two distinct training points apart and holds
     (near-)constant columns: random perceptrons sign(θᵀx − κ) (all directions, |κ| up to the
@@ -130,21 +223,12 @@ def nu_floor_duplicates(X: np.ndarray, y: np.ndarray) -> float:
     For such a space a u cancels every edge exactly when it cancels the edge of each group of
     identical points (perceptrons: along a direction that projects the distinct points apart,
     the thresholds between consecutive projections peel them off one by one; Fourier: the
-    functions θ ↦ exp(iθᵀx) of distinct x are linearly independent), so the columns are the
-    groups' indicators. Only a group holding both labels can carry weight: without one (no two
-    identical points disagree) ν_min = 0.
+    functions θ ↦ exp(iθᵀx) of distinct x are linearly independent): :func:`nu_floor_groups`
+    with the one labelling by identical rows. Without two identical points that disagree,
+    ν_min = 0.
     """
-    _, group = np.unique(np.asarray(X, dtype=np.float64), axis=0, return_inverse=True)
-    group = group.ravel()
-    G = int(group.max()) + 1
-    mixed = (np.bincount(group, weights=(y > 0), minlength=G) > 0) & (
-        np.bincount(group, weights=(y < 0), minlength=G) > 0
-    )
-    if not mixed.any():
-        return 0.0
-    E = np.zeros((G, y.size))
-    E[group, np.arange(y.size)] = y
-    return _nu_from_cap(smallest_cancelling_cap(E)[0], y.size)
+    _, same = np.unique(np.asarray(X, dtype=np.float64), axis=0, return_inverse=True)
+    return nu_floor_groups([same.ravel()], y)
 
 
 def raised_nu(nu: float, nu_min: float, nu_max: float) -> float:

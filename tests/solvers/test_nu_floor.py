@@ -12,6 +12,7 @@ from kernbench.solvers.nu_floor import (
     RAISE_FRACTION,
     nu_floor_by_cuts,
     nu_floor_duplicates,
+    nu_floor_groups,
     nu_floor_linear,
     only_trivial,
     raised_nu,
@@ -83,6 +84,48 @@ def test_stump_floor_by_cuts_equals_the_full_lp() -> None:
     H = np.hstack([H, -H])
     assert _nu_lp_value(H, y, by_cuts) == pytest.approx(0.0, abs=1e-9)
     assert _nu_lp_value(H, y, by_cuts + 0.05 * (1 - by_cuts)) > 1e-4
+
+
+@pytest.mark.parametrize(("max_bins", "distinct"), [(None, False), (None, True), (4, True)])
+def test_stump_group_floor_equals_the_cutting_planes_and_the_full_lp(max_bins, distinct) -> None:
+    """One LP over each feature's groups of points (equal values, or one bin) gives the floor that
+    the cutting planes reach through the stump oracle, and the full ν-LP leaves 0 there."""
+    X, y = _overlapping(N=50, M=3, seed=1)
+    X = np.round(X)
+    if distinct:  # a feature of distinct values (binned into 4, it still has ties)
+        X[:, 2] += 0.01 * np.arange(50)
+    space = StumpSpace(X, include_constant=True, max_bins=max_bins)
+    by_groups = nu_floor_groups(space.feature_groups(), y)
+    assert by_groups == pytest.approx(nu_floor_by_cuts(lambda g: space.best(g).column, y), rel=1e-9)
+    if max_bins is None and distinct:
+        assert by_groups == 0.0  # the distinct feature's stumps peel every point off
+        return
+    H, _ = space.full_matrix(canonical=False)
+    H = np.hstack([H, -H])
+    assert 0.2 < by_groups < 1.0
+    assert _nu_lp_value(H, y, by_groups) == pytest.approx(0.0, abs=1e-9)
+    assert _nu_lp_value(H, y, by_groups + 0.05 * (1 - by_groups)) > 1e-4
+
+
+def test_the_separability_certificate_agrees_with_the_lp(monkeypatch) -> None:
+    """Binned stumps on many features separate noisy labels (ν_min = 0): the linear SVM on the
+    one-hot groups shows it without the LP; the LP alone gives the same 0, and on data it cannot
+    separate the certificate fails and the LP decides."""
+    import kernbench.solvers.nu_floor as nf
+
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((120, 30))
+    y = np.where(X[:, 0] + rng.standard_normal(120) > 0, 1.0, -1.0)
+    groups = StumpSpace(X, include_constant=True, max_bins=8).feature_groups()
+    assert nu_floor_groups(groups, y) == 0.0
+    noisy = StumpSpace(np.round(X[:, :2]), include_constant=True).feature_groups()
+    with_certificate = nu_floor_groups(noisy, y)
+    assert with_certificate > 0.3
+    calls = []
+    monkeypatch.setattr(nf, "_additively_separable", lambda *a: calls.append(1) or False)
+    assert nu_floor_groups(groups, y) == 0.0  # the LP: only v = 0 cancels every group
+    assert nu_floor_groups(noisy, y) == with_certificate
+    assert len(calls) == 2
 
 
 def test_raised_nu() -> None:
