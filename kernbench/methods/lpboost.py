@@ -88,9 +88,9 @@ class LPBoost(ColumnGenerationClassifier):
     nu : float, default=0.1
         ν ∈ (0, 1] of the ν-form, used when ``C`` is None: D = 1/(ν·m). ν bounds the fraction of
         margin errors (ξ_i > 0) from above and the fraction of points with u_i > 0 from below.
-        A ν at or below ν_min, the smallest ν at which the ν-LP on the training data has a
-        non-zero optimal value (at and below it the zero ensemble is optimal and the fit predicts
-        by rounding noise), is raised to ν_min + 0.1·(1 − ν_min)
+        A ν at or below ν_min, the largest ν at which the ν-LP on the training data has the
+        optimal value 0 (there the zero ensemble is optimal and the fit predicts by rounding
+        noise), is raised to ν_min + 0.1·(1 − ν_min)
         (:mod:`kernbench.solvers.nu_floor`); ``nu_`` holds the ν used.
     max_iter : int, default=500
         J_max (the path parameter).

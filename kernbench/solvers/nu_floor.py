@@ -184,11 +184,11 @@ def nu_floor_groups(groups: Sequence[np.ndarray], y: np.ndarray) -> float:
     if not free.any():
         return 0.0
     idx = np.flatnonzero(free)
-    codes = []  # each free point's group in each labelling, numbered 0.. across all of them
+    columns = []  # each free point's group in each labelling, numbered 0.. across all of them
     for g in groups:
         _, code = np.unique(g[idx], return_inverse=True)
-        codes.append(code.ravel() + (codes[-1].max() + 1 if codes else 0))
-    codes = np.stack(codes, axis=1)  # (n_free, n_labellings)
+        columns.append(code.ravel() + (columns[-1].max() + 1 if columns else 0))
+    codes = np.stack(columns, axis=1)  # (n_free, n_labellings)
     n_free, L = codes.shape
     # the one-hot group matrix of the free points: row i has a 1 in each of its groups' columns
     onehot = sparse.csr_matrix(

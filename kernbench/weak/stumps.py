@@ -331,9 +331,9 @@ class StumpSpace:
         )
 
     def feature_groups(self) -> list[np.ndarray]:
-        """Per feature, a group label for every training point (intp, 0, 1, ... in increasing
-        order of the feature): two points share a label exactly when no cut of that feature lies
-        between them (the exact search: equal values; the binned one: the same bin)."""
+        """Per feature, a group label for every training point (intp, ≥ 0, increasing with the
+        feature): two points share a label exactly when no cut of that feature lies between them
+        (the exact search: equal values; the binned one: the same bin)."""
         m, D = self.X.shape
         if self.max_bins is not None:
             return [self._codes[d].astype(np.intp) for d in range(D)]
