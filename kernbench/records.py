@@ -105,7 +105,8 @@ VALUES: dict[str, Value] = {
 PERCENT_VALUES = tuple(n for n, v in VALUES.items() if v.percent)
 
 #: the tidy one-row-per-cell export (``cells.csv``): identity, status, values, then provenance;
-#: the chosen parameters follow as ``param.<name>`` columns
+#: the chosen parameters follow as ``param.<name>`` columns, then the values the fit used for
+#: them as ``fitted.<name>`` (``result["fitted"]``: a ν raised above the ν floor, say)
 FRAME_COLUMNS = (
     "dataset", "realisation", "method", "estimator", "status", *VALUES,
     "n_train", "n_test", "split", "error", "warnings", "cell_id", "attempts",
@@ -134,7 +135,8 @@ def row_value(row: dict[str, Any], value: str) -> float | None:
 
 
 def frame_record(row: dict[str, Any]) -> dict[str, Any]:
-    """One stored row flattened into the :data:`FRAME_COLUMNS` (plus ``param.<name>``)."""
+    """One stored row flattened into the :data:`FRAME_COLUMNS` (plus ``param.<name>`` and
+    ``fitted.<name>``)."""
     res = row.get("result") or {}
     rec = {c: row.get(c) for c in FRAME_COLUMNS}
     for name, v in VALUES.items():
@@ -149,6 +151,8 @@ def frame_record(row: dict[str, Any]) -> dict[str, Any]:
     )
     for k, v in (row.get("params") or {}).items():
         rec[f"param.{k}"] = v
+    for k, v in (res.get("fitted") or {}).items():  # the values the fit used
+        rec[f"fitted.{k}"] = v
     return rec
 
 

@@ -32,7 +32,7 @@ from sklearn.utils._param_validation import Interval
 from kernbench.methods.base import LinearPathClassifier
 from kernbench.methods.registry import register
 from kernbench.solvers.drm_bcd import DRMResult, drm_bcd, drm_objective
-from kernbench.solvers.nu_floor import nu_floor_linear, raised_nu
+from kernbench.solvers.nu_floor import nu_floor_linear, only_trivial, usable_nu
 
 
 @register("drm")
@@ -132,9 +132,8 @@ class DRM(LinearPathClassifier):
         nu_max = 2.0 * n_small / X.shape[0]
         # ν at or below ν_min: the only optimum is W = 0 (every learner's ν-SVM is trivial)
         self.nu_min_ = nu_floor_linear(X, y_pm)
-        self.nu_ = raised_nu(min(float(self.nu), nu_max), self.nu_min_, nu_max)
-        if self.nu_min_ >= nu_max * (1.0 - 1e-9):  # no ν gives a non-trivial learner
-            self.nu_ = nu_max
+        self.nu_ = usable_nu(self.nu, self.nu_min_, nu_max)
+        if only_trivial(self.nu_min_, nu_max):  # no ν gives a non-trivial learner
             res = _constant_solution(X, y_pm, int(self.n_components), nu_max)
         else:
             res = drm_bcd(

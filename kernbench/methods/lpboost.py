@@ -22,6 +22,17 @@ the two forms may return different optimal ensembles with equal objective values
 Both price with criterion (6) on the current dual weights (α or u) and stop when no dual constraint
 is violated by more than ε: the best edge ≤ 1 + ε (C-form) or ≤ β + ε (ν-form, whose first column is
 always added: the empty restricted ν-LP is infeasible, β = −∞).
+
+The ν floor. With a negation-complete space β* ≥ 0, and β* = 0 exactly when some u with
+0 ≤ u ≤ D, 1ᵀu = 1 gives every weak learner a zero edge: the class-weighted data carry no signal
+the space can see at that cap. Then ρ* − D·1ᵀξ* = 0, an ensemble summing to zero everywhere is
+optimal, and the ensemble the solver returns predicts by rounding noise (or one class). That
+happens for every ν ≤ ν_min, the largest ν whose cap D = 1/(νm) still lets some u cancel every
+edge (:mod:`kernbench.solvers.nu_floor`; on data with few distinct values per feature, such as
+flare-solar, ν_min is 0.65–0.77). The ν-form therefore fits with ν itself when ν > ν_min, else
+with ν_min + 0.1·(1 − ν_min). ν_max is 1 here: Σa = 1 keeps the ν-LP bounded for every
+ν ∈ (0, 1]. ν_min = 1 happens only when the uniform weights already cancel every edge (equal
+classes, no signal); the fit at ν = 1 then has optimal value 0 and no class is larger.
 """
 
 from __future__ import annotations
@@ -50,8 +61,12 @@ from kernbench.solvers.lp import (
     solve_lpboost_cvxpy,
     solve_lpboost_nu_cvxpy,
 )
+from kernbench.solvers.nu_floor import nu_floor_duplicates, nu_floor_groups, usable_nu
 from kernbench.weak.base import Pick
-from kernbench.weak.stumps import MAX_BINS_LIMIT
+from kernbench.weak.stumps import MAX_BINS_LIMIT, StumpSpace
+
+#: ν_max of the ν-form: Σa = 1 keeps the ν-LP bounded for every ν ∈ (0, 1]
+NU_MAX = 1.0
 
 
 @register("lpboost")
@@ -73,6 +88,10 @@ class LPBoost(ColumnGenerationClassifier):
     nu : float, default=0.1
         ν ∈ (0, 1] of the ν-form, used when ``C`` is None: D = 1/(ν·m). ν bounds the fraction of
         margin errors (ξ_i > 0) from above and the fraction of points with u_i > 0 from below.
+        A ν at or below ν_min, the largest ν at which the ν-LP on the training data has the
+        optimal value 0 (there the zero ensemble is optimal and the fit predicts by rounding
+        noise), is raised to ν_min + 0.1·(1 − ν_min)
+        (:mod:`kernbench.solvers.nu_floor`); ``nu_`` holds the ν used.
     max_iter : int, default=500
         J_max (the path parameter).
     tol : float, default=1e-9
@@ -97,6 +116,13 @@ class LPBoost(ColumnGenerationClassifier):
         C-form only: the penalty used.
     rho_ : float
         ν-form only: the margin ρ of the final restricted solve (NaN if no column was added).
+    nu_ : float
+        ν-form only: the ν used (``nu``, or the raised value when ``nu`` ≤ ν_min).
+    nu_min_ : float
+        ν-form only: ν_min on the training data over the weak-learner space (0 when every ν > 0
+        gives a non-zero optimal value): one LP over groups of training points whose signed
+        weights must each cancel (stumps: the points between consecutive cuts of each feature;
+        perceptrons and Fourier functions: identical points).
     dual_coef_ : ndarray of shape (m,)
         The final dual weights: α (C-form) or u (ν-form).
 
@@ -178,15 +204,26 @@ class LPBoost(ColumnGenerationClassifier):
         rng: np.random.Generator,
         context: Any = None,
     ) -> LPBoostMaster:
-        for stale in ("C_", "rho_"):  # a refit in the other form must not keep them
-            self.__dict__.pop(stale, None)
+        for stale in ("C_", "rho_", "nu_", "nu_min_"):  # a refit in the other form must not
+            self.__dict__.pop(stale, None)  # keep them
         if self.C is None:
-            D = 1.0 / (self.nu * X.shape[0])
+            # ν at or below ν_min: the zero ensemble is optimal (β* = 0)
+            self.nu_min_ = self._nu_floor(X, y, space)
+            self.nu_ = usable_nu(self.nu, self.nu_min_, NU_MAX)
+            D = 1.0 / (self.nu_ * X.shape[0])
             lp = self._nu_master_class(y, D) if self.solver == "highs" else None
             return LPBoostMaster(y, None, D, self.tol, lp, self.cvxpy_solver)
         self.C_ = float(self.C)
         lp = self._c_master_class(y, self.C_) if self.solver == "highs" else None
         return LPBoostMaster(y, self.C_, None, self.tol, lp, self.cvxpy_solver)
+
+    def _nu_floor(self, X: np.ndarray, y: np.ndarray, space: Any) -> float:
+        """ν_min of the ν-LP over this fit's weak-learner space on (X, y ∈ {±1})."""
+        if isinstance(space, StumpSpace):  # with the constant: one group row per value or bin
+            return nu_floor_groups(space.feature_groups(), y)
+        if space is None:  # no candidate at all: nothing to fit, nothing to raise
+            return 0.0
+        return nu_floor_duplicates(X, y)  # perceptrons, Fourier: groups of identical points
 
     def _finish_fit(
         self, master: LPBoostMaster, ws: WorkingSet, last: MasterStep, priced: Any

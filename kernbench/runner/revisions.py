@@ -149,6 +149,10 @@ def _lpboost_c_form(params: Params, grid: Grid) -> bool:
     return any(c is not None for c in _values(params, grid, "C", None))
 
 
+def _lpboost_nu_form(params: Params, grid: Grid) -> bool:
+    return any(c is None for c in _values(params, grid, "C", None))
+
+
 def _binned_stumps(default: Any) -> Callable[[Params, Grid], bool]:
     """Entries that may search stumps binned: a stump weak learner and some ``max_bins`` not
     None (``default``: the method's own)."""
@@ -249,6 +253,12 @@ REVISIONS: dict[str, MethodNumerics] = {
             Revision(3, "the ν-LP held as its dual (cut rows, dual simplex): other optimal duals"),
             Revision(4, "the C-form (4) held as its dual (5), grown by cuts", _lpboost_c_form),
             Revision(5, _BINNED_SAMPLE, _binned_stumps(None)),
+            Revision(
+                6,
+                "the ν-form raises a ν at or below ν_min into (ν_min, 1] (was an optimum of "
+                "value 0, whose ensemble predicts by rounding noise or one class)",
+                _lpboost_nu_form,
+            ),
         ),
         reference_params={"max_iter": 10},
     ),

@@ -311,12 +311,33 @@ def _outcome(
     for attr in ("stop_reason_", "n_iter_"):
         if hasattr(final, attr):
             outcome.extra[attr.rstrip("_")] = getattr(final, attr)
+    fitted = fitted_params(final)
+    if fitted:
+        outcome.extra["fitted"] = fitted
     if probe is not None:
         outcome.extra["probe_decision"] = data.decision_at(final, np.asarray(probe, float))
     usage = getattr(final, "feature_usage_", None)  # stump ensembles: Fig. 5 of Shen & Liu
     if usage is not None:
         outcome.extra["feature_usage"] = [float(v) for v in usage]
     return outcome
+
+
+def fitted_params(est: Any) -> dict[str, Any]:
+    """The values a fit actually used for its parameters: ``{name: value}`` for every parameter
+    ``name`` whose fitted attribute ``name_`` holds a number, string or bool (the scikit-learn
+    convention: DRM's and LPBoost's ``nu_``, a ν raised above the ν floor; LPBoost's ``C_``;
+    CG-Boost's ``solver_``, the back end ``"auto"`` chose). Recorded as ``result["fitted"]``
+    beside the chosen ``params``."""
+    out: dict[str, Any] = {}
+    for name in est.get_params(deep=False):
+        value = getattr(est, f"{name}_", None)
+        if isinstance(value, (bool, np.bool_)):
+            out[name] = bool(value)
+        elif isinstance(value, (Real, np.integer)):
+            out[name] = value.item() if isinstance(value, np.generic) else value
+        elif isinstance(value, str):
+            out[name] = value
+    return out
 
 
 def _warm_param(estimator: Any, grid: dict[str, list[Any]]) -> str | None:

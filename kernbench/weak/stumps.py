@@ -330,6 +330,20 @@ class StumpSpace:
             useful_threads(self.n_threads, m * D),
         )
 
+    def feature_groups(self) -> list[np.ndarray]:
+        """Per feature, a group label for every training point (intp, ≥ 0, increasing with the
+        feature): two points share a label exactly when no cut of that feature lies between them
+        (the exact search: equal values; the binned one: the same bin)."""
+        m, D = self.X.shape
+        if self.max_bins is not None:
+            return [self._codes[d].astype(np.intp) for d in range(D)]
+        out = []
+        for d in range(D):
+            labels = np.empty(m, dtype=np.intp)
+            labels[self._order[d]] = np.r_[0, np.cumsum(self._cut_mask[d, :-1], dtype=np.intp)]
+            out.append(labels)
+        return out
+
     @property
     def candidate_features(self) -> np.ndarray:
         """Feature of every candidate (the constant candidate: 0), shape (n_candidates,)."""

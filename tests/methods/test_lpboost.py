@@ -281,10 +281,76 @@ def test_staged_decisions_follow_the_coefficient_path():
 
 def test_binned_stumps_converge_to_the_nu_lp_over_the_binned_stump_matrix():
     """max_bins: column generation over the binned stump space reaches linprog's ν-LP optimum on
-    that space's full matrix, which is not the exact space's optimum."""
+    that space's full matrix, which is not the exact space's optimum. ν = 0.1 is below the binned
+    space's ν floor (6 bins: ν_min = 0.23, the exact space's is 0), where that optimum is 0: the fit
+    raises ν, and the optimum at the raised ν is positive."""
     X, y = _toy()
     est = LPBoost(nu=0.1, max_bins=6, max_iter=1000).fit(X, y)
     assert est.stop_reason_ == "converged"
-    binned = _linprog_nu_full(X, _pm1(est, y), 0.1, max_bins=6)
+    assert est.nu_ > est.nu_min_ > 0.1
+    assert _linprog_nu_full(X, _pm1(est, y), 0.1, max_bins=6) == pytest.approx(0.0, abs=1e-9)
+    binned = _linprog_nu_full(X, _pm1(est, y), est.nu_, max_bins=6)
+    assert binned > 1e-3
     assert est.trace_["objective"][-1] == pytest.approx(binned, rel=1e-7)
-    assert abs(binned - _linprog_nu_full(X, _pm1(est, y), 0.1)) > 1e-3 * abs(binned)
+    assert abs(binned - _linprog_nu_full(X, _pm1(est, y), est.nu_)) > 1e-3 * abs(binned)
+
+
+def _discrete_noisy(N=80, seed=2):
+    """Three features rounded to integers (few distinct values, many ties, as in flare-solar)
+    under heavy label noise: the ν floor of the stump space is 0.625."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.standard_normal((N, 3)))
+    y = np.where(X[:, 0] + 1.5 * rng.standard_normal(N) > 0, 1, 0)
+    return X, y
+
+
+def test_nu_below_the_floor_is_raised_to_a_non_trivial_ensemble():
+    X, y = _discrete_noisy()
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    # at ν = 0.1 the ν-LP over every stump has optimal value 0: the zero ensemble is optimal, and
+    # the fit predicted by rounding noise (before: training error 57.5 % against a 42.5 % majority)
+    assert _linprog_nu_full(X, y_pm, 0.1) == pytest.approx(0.0, abs=1e-9)
+    est = LPBoost(nu=0.1, max_iter=1000).fit(X, y)
+    majority_error = min(np.mean(y), 1 - np.mean(y))
+    assert 1 - est.score(X, y) < majority_error - 0.05
+    assert est.stop_reason_ == "converged"
+    # ν_min is where the full ν-LP's value leaves 0; ν is raised 10 % of the way to 1 above it
+    assert 0.5 < est.nu_min_ < est.nu_ < 1.0
+    assert _linprog_nu_full(X, y_pm, est.nu_min_) == pytest.approx(0.0, abs=1e-9)
+    assert est.nu_ == pytest.approx(est.nu_min_ + 0.1 * (1.0 - est.nu_min_))
+    at_nu = _linprog_nu_full(X, y_pm, est.nu_)
+    assert at_nu > 1e-3
+    assert est.trace_["objective"][-1] == pytest.approx(at_nu, rel=1e-7)
+    # a ν above the floor is kept
+    assert LPBoost(nu=0.9, max_iter=5).fit(X, y).nu_ == 0.9
+
+
+def test_no_signal_at_any_nu_gives_the_tie_rule():
+    """ν_min = ν_max = 1: every point appears once with each label, so the uniform weights cancel
+    every stump's edge. The fit runs at ν = 1, where the ν-LP's optimum is 0, and its ensemble is
+    the constant stump of polarity +1: neither class is larger, and sign(0) = +1 names classes_[1]
+    (DRM's rule on a tie)."""
+    x = np.repeat(np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]]), 2, axis=0)
+    y = np.tile([0, 1], 4)
+    est = LPBoost(nu=0.3, max_iter=50).fit(x, y)
+    assert est.nu_min_ == pytest.approx(1.0) and est.nu_ == 1.0
+    assert est.trace_["objective"][-1] == pytest.approx(0.0, abs=1e-12)
+    assert _linprog_nu_full(x, np.where(y == 1, 1.0, -1.0), 1.0) == pytest.approx(0.0, abs=1e-12)
+    np.testing.assert_array_equal(est.predict(x), np.ones(len(y), dtype=int))
+    np.testing.assert_array_equal(est.decision_function(x), np.ones(len(y)))
+
+
+def test_perceptron_floor_comes_from_identical_points():
+    """Perceptrons tell distinct points apart: ν_min comes from the groups of identical points
+    with both labels (here 20 of 60 points in 10 pairs that disagree: ν_min = 20/60)."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((50, 2))
+    y = np.where(X[:, 0] > 0, 1, 0)
+    X = np.r_[X[:10], X]  # points 0..9 again, with the other label
+    y = np.r_[1 - y[:10], y]
+    est = LPBoost(nu=0.2, weak_learner="perceptron", max_iter=20, random_state=0).fit(X, y)
+    assert est.nu_min_ == pytest.approx(20 / 60)
+    assert est.nu_ == pytest.approx(20 / 60 + 0.1 * (1 - 20 / 60))
+    kept = LPBoost(nu=0.2, weak_learner="perceptron", max_iter=5, random_state=0)
+    kept.fit(X[10:], y[10:])
+    assert kept.nu_min_ == 0.0 and kept.nu_ == 0.2

@@ -102,3 +102,47 @@ def test_a_cell_records_its_cpu_time_without_its_waits(tmp_path, monkeypatch):
     with open(out / "cells.csv", newline="", encoding="utf-8") as f:
         (exported,) = csv.DictReader(f)
     assert float(exported["cpu_time_s"]) == cpu
+
+
+def test_a_cell_records_the_nu_its_fit_used(tmp_path):
+    """LPBoost's and DRM's ν at or below the ν floor is raised: the record keeps the chosen ν in
+    ``params`` and the ν the refit used in ``result["fitted"]`` (``fitted.nu`` in cells.csv);
+    a method without such an attribute records no ``fitted``."""
+    import numpy as np
+
+    from kernbench.methods import DRM, LPBoost
+
+    rng = np.random.default_rng(0)  # rounded features under heavy label noise: ν_min > 0.6
+    X = np.round(rng.standard_normal((200, 3)))
+    y = np.where(X[:, 0] + 2 * rng.standard_normal(200) > 0, 1, 0)
+    data = tmp_path / "noisy.csv"
+    np.savetxt(data, np.c_[X, y], delimiter=",", fmt="%g")
+    spec = {
+        "name": "fitted",
+        "datasets": [{"name": "noisy", "file": "noisy.csv"}],
+        "protocol": {"realisations": "random", "n_realisations": 1, "train_size": 0.5,
+                     "cv_folds": 2, "seed": 1},
+        "methods": {
+            "LPBoost": {"estimator": "lpboost", "params": {"max_iter": 20},
+                        "grid": {"nu": [0.1, 0.3]}},
+            "DRM": {"estimator": "drm", "params": {"n_components": 2}},
+            "AdaBoost": {"estimator": "adaboost", "params": {"n_estimators": 5}},
+        },
+    }  # fmt: skip
+    path = tmp_path / "fitted.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    out = tmp_path / "res"
+    res = CliRunner().invoke(app, ["run", str(path), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    with Store(out) as store:
+        rows = {r["method"]: r for r in store.rows()}
+    for method, cls in (("LPBoost", LPBoost), ("DRM", DRM)):
+        chosen = rows[method]["params"].get("nu", cls().nu)
+        used = rows[method]["result"]["fitted"]["nu"]
+        assert used > max(chosen, 0.6)  # raised above the floor of the training part
+    assert "fitted" not in rows["AdaBoost"]["result"]
+    with open(out / "cells.csv", newline="", encoding="utf-8") as f:
+        exported = {r["method"]: r for r in csv.DictReader(f)}
+    assert float(exported["DRM"]["fitted.nu"]) == rows["DRM"]["result"]["fitted"]["nu"]
+    assert float(exported["LPBoost"]["fitted.nu"]) == rows["LPBoost"]["result"]["fitted"]["nu"]
+    assert exported["AdaBoost"]["fitted.nu"] == ""

@@ -70,7 +70,7 @@ def test_the_comparison_allows_rounding_and_refuses_a_last_digit_change():
         ("cgens", {}, {"C": [0.1, 1.0], "path_inner_epochs": [None, 1]}, 5),
         ("cgens", {"warm_path": False}, {"C": [0.1, 1.0]}, 3),
         ("cgens", {}, {"C": [1.0]}, 3),
-        ("lpboost", {}, {"nu": [0.1]}, 3),
+        ("lpboost", {}, {"nu": [0.1]}, 6),  # the ν floor
         ("lpboost", {"C": 1.0}, {}, 4),
         ("lpboost", {}, {"C": [0.5, 2.0]}, 4),
         ("drm", {}, {}, 1),
@@ -87,8 +87,10 @@ def test_the_comparison_allows_rounding_and_refuses_a_last_digit_change():
         ("adaboost", {"weak_learner": "perceptron"}, {}, 1),
         ("adaboost", {}, {"max_bins": [None, 64]}, 2),
         ("cgens", {"max_bins": 256}, {}, 6),
-        ("lpboost", {"max_bins": 256}, {}, 5),
-        ("lpboost", {}, {"max_bins": [None]}, 3),
+        ("lpboost", {"max_bins": 256}, {}, 6),
+        ("lpboost", {"max_bins": 256, "C": 1.0}, {}, 5),
+        ("lpboost", {}, {"max_bins": [None]}, 6),
+        ("lpboost", {}, {"C": [None, 1.0]}, 6),
         ("svm_stump", {}, {}, 0),
     ],
 )

@@ -11,9 +11,13 @@ from scipy.optimize import linprog
 from kernbench.solvers.nu_floor import (
     RAISE_FRACTION,
     nu_floor_by_cuts,
+    nu_floor_duplicates,
+    nu_floor_groups,
     nu_floor_linear,
+    only_trivial,
     raised_nu,
     smallest_cancelling_cap,
+    usable_nu,
 )
 from kernbench.weak.stumps import StumpSpace
 
@@ -82,10 +86,72 @@ def test_stump_floor_by_cuts_equals_the_full_lp() -> None:
     assert _nu_lp_value(H, y, by_cuts + 0.05 * (1 - by_cuts)) > 1e-4
 
 
+@pytest.mark.parametrize(("max_bins", "distinct"), [(None, False), (None, True), (4, True)])
+def test_stump_group_floor_equals_the_cutting_planes_and_the_full_lp(max_bins, distinct) -> None:
+    """One LP over each feature's groups of points (equal values, or one bin) gives the floor that
+    the cutting planes reach through the stump oracle, and the full ν-LP leaves 0 there."""
+    X, y = _overlapping(N=50, M=3, seed=1)
+    X = np.round(X)
+    if distinct:  # a feature of distinct values (binned into 4, it still has ties)
+        X[:, 2] += 0.01 * np.arange(50)
+    space = StumpSpace(X, include_constant=True, max_bins=max_bins)
+    by_groups = nu_floor_groups(space.feature_groups(), y)
+    assert by_groups == pytest.approx(nu_floor_by_cuts(lambda g: space.best(g).column, y), rel=1e-9)
+    if max_bins is None and distinct:
+        assert by_groups == 0.0  # the distinct feature's stumps peel every point off
+        return
+    H, _ = space.full_matrix(canonical=False)
+    H = np.hstack([H, -H])
+    assert 0.2 < by_groups < 1.0
+    assert _nu_lp_value(H, y, by_groups) == pytest.approx(0.0, abs=1e-9)
+    assert _nu_lp_value(H, y, by_groups + 0.05 * (1 - by_groups)) > 1e-4
+
+
+def test_the_separability_certificate_agrees_with_the_lp(monkeypatch) -> None:
+    """Binned stumps on many features separate noisy labels (ν_min = 0): the linear SVM on the
+    one-hot groups shows it without the LP; the LP alone gives the same 0, and on data it cannot
+    separate the certificate fails and the LP decides."""
+    import kernbench.solvers.nu_floor as nf
+
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((120, 30))
+    y = np.where(X[:, 0] + rng.standard_normal(120) > 0, 1.0, -1.0)
+    groups = StumpSpace(X, include_constant=True, max_bins=8).feature_groups()
+    assert nu_floor_groups(groups, y) == 0.0
+    noisy = StumpSpace(np.round(X[:, :2]), include_constant=True).feature_groups()
+    with_certificate = nu_floor_groups(noisy, y)
+    assert with_certificate > 0.3
+    calls = []
+    monkeypatch.setattr(nf, "_additively_separable", lambda *a: calls.append(1) or False)
+    assert nu_floor_groups(groups, y) == 0.0  # the LP: only v = 0 cancels every group
+    assert nu_floor_groups(noisy, y) == with_certificate
+    assert len(calls) == 2
+
+
 def test_raised_nu() -> None:
     assert raised_nu(0.5, 0.4, 0.9) == 0.5
     assert raised_nu(0.5, 0.6, 0.9) == pytest.approx(0.6 + RAISE_FRACTION * 0.3)
     assert raised_nu(0.6, 0.6, 0.9) == pytest.approx(0.6 + RAISE_FRACTION * 0.3)
+
+
+def test_usable_nu() -> None:
+    assert usable_nu(0.5, 0.4, 0.9) == 0.5
+    assert usable_nu(0.95, 0.4, 0.9) == 0.9  # above ν_max: lowered
+    assert usable_nu(0.3, 0.4, 0.9) == pytest.approx(0.4 + RAISE_FRACTION * 0.5)
+    assert usable_nu(0.3, 0.9, 0.9) == 0.9 and only_trivial(0.9, 0.9)  # no non-trivial ν
+    assert not only_trivial(0.89, 0.9)
+
+
+def test_duplicate_floor_equals_the_stump_floor_in_one_dimension() -> None:
+    """In one dimension the stumps are the half-lines (the perceptrons): the floor from the groups
+    of identical points equals the cutting planes' floor over every stump."""
+    rng = np.random.default_rng(5)
+    x = np.round(2 * rng.standard_normal((70, 1)))  # 70 points on about 10 values
+    y = np.where(x[:, 0] + 2 * rng.standard_normal(70) > 0, 1.0, -1.0)
+    space = StumpSpace(x, include_constant=True)
+    by_cuts = nu_floor_by_cuts(lambda g: space.best(g).column, y)
+    assert 0.3 < nu_floor_duplicates(x, y) == pytest.approx(by_cuts, rel=1e-9)
+    assert nu_floor_duplicates(x[:, 0][:, None] + 1e-3 * np.arange(70)[:, None], y) == 0.0
 
 
 def test_the_floor_lp_falls_back_to_other_highs_algorithms(monkeypatch):
