@@ -222,20 +222,24 @@ class EarlyWorkers:
         self._taken = True
         return self._cluster
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
         """Join the thread, then end the workers: loky's at once (:func:`stop_local_workers`) if
         a run used them, a LocalCluster only if no run took it (the run closes its own).
 
-        The thread is always joined, so that nothing of this module runs on once the run (or
-        the refusal of its spec) returns (see the module doc). A thread not yet at its
-        ``Parallel`` call skips it; one inside it waits for the workers' imports (seconds the
-        first time in a process, milliseconds once loky's pool is warm).
+        The thread is joined, so that nothing of this module runs on once the run (or the
+        refusal of its spec) returns (see the module doc). A thread not yet at its ``Parallel``
+        call skips it; one inside it waits for the workers' imports (seconds the first time in
+        a process, milliseconds once loky's pool is warm). ``wait=False`` (a stop: the process
+        ends at once) neither joins a thread still running nor kills a pool it may dispatch to.
         """
         global _EARLY
         if _EARLY is self:
             _EARLY = None
         self._closing.set()
-        self.join()
+        if wait:
+            self.join()
+        elif self._thread.is_alive():
+            return
         if self.backend == "local":
             # Killed only when no early thread is still dispatching to the pool: loky's
             # shutdown racing a dispatch from another thread can deadlock. Workers no run used
@@ -251,8 +255,9 @@ class EarlyWorkers:
     def __enter__(self) -> EarlyWorkers:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        # a stop (SIGINT, SIGTERM: KeyboardInterrupt) does not wait for the workers' imports
+        self.close(wait=exc_type is None or not issubclass(exc_type, KeyboardInterrupt))
 
 
 _EARLY: EarlyWorkers | None = None

@@ -227,3 +227,17 @@ def test_a_run_on_two_workers_leaves_no_thread_and_no_worker(monkeypatch, tmp_pa
     executor = reusable_executor._executor
     alive = [] if executor is None else [p for p in executor._processes.values() if p.is_alive()]
     assert alive == []  # the run's workers were killed once it was over
+
+
+def test_a_stop_does_not_wait_for_the_workers_imports():
+    ew.stop_local_workers()  # a cold pool: the workers import for seconds
+    early = ew.start_early("local", 2)
+    deadline = time.monotonic() + 120
+    while not _early_thread_waits_in_joblib() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert _early_thread_waits_in_joblib()
+    with pytest.raises(KeyboardInterrupt), early:  # SIGINT, SIGTERM: the process ends at once
+        raise KeyboardInterrupt
+    assert early._thread.is_alive()  # not joined: the stop did not wait for the imports
+    early.join()  # (a command's process would have ended by now)
+    ew.stop_local_workers()
