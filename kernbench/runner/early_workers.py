@@ -24,11 +24,12 @@ graceful exit would have each worker run its interpreter's teardown while the dr
 
 No thread of this module outlives the run: :meth:`EarlyWorkers.close` joins it (a refused spec
 waits for the workers' imports there, as its process's exit otherwise waited for them in
-loky's exit handler). A thread left running would keep running library code beside whatever
-the process does next, in-process callers and the test suite included: on CPython 3.11.0-3.11.7
-two threads converting ASTs at once (``ast.parse``, ``ast.literal_eval``; joblib evaluates
-``pre_dispatch`` with one) share one recursion-depth counter, and either may fail with
-"SystemError: AST constructor recursion depth mismatch" (gh-106905, fixed in 3.11.8 and 3.12).
+loky's exit handler; a stop does not wait, its process ends at once). A thread left running
+would keep running library code beside whatever the process does next, in-process callers and
+the test suite included: on CPython 3.11.0-3.11.7 two threads converting ASTs at once
+(``ast.parse``, ``ast.literal_eval``; joblib evaluates ``pre_dispatch`` with one) share one
+recursion-depth counter, and either may fail with "SystemError: AST constructor recursion
+depth mismatch" (gh-106905, fixed in 3.11.8 and 3.12).
 
 Nothing here changes a number: it only moves imports earlier. Whatever fails in the background
 is left for the run to meet where it would have met it anyway (the executor starts its own
