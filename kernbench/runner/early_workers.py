@@ -22,14 +22,15 @@ Once the run is over, both kinds of workers are killed rather than asked to exit
 (:func:`stop_local_workers`, :func:`close_local_cluster`): the results are stored, and a
 graceful exit would have each worker run its interpreter's teardown while the driver waits.
 
-No thread of this module outlives the run: :meth:`EarlyWorkers.close` joins it (a refused spec
-waits for the workers' imports there, as its process's exit otherwise waited for them in
-loky's exit handler; a stop does not wait, its process ends at once). A thread left running
-would keep running library code beside whatever the process does next, in-process callers and
-the test suite included: on CPython 3.11.0-3.11.7 two threads converting ASTs at once
-(``ast.parse``, ``ast.literal_eval``; joblib evaluates ``pre_dispatch`` with one) share one
-recursion-depth counter, and either may fail with "SystemError: AST constructor recursion
-depth mismatch" (gh-106905, fixed in 3.11.8 and 3.12).
+No thread of this module outlives the run in a process that goes on: :meth:`EarlyWorkers.close`
+joins it. A thread left running would keep running library code beside whatever the process
+does next (in-process callers, the test suite): on CPython 3.11.0-3.11.7 two threads converting
+ASTs at once (``ast.parse``, ``ast.literal_eval``; joblib evaluates ``pre_dispatch`` with one)
+share one recursion-depth counter, and either may fail with "SystemError: AST constructor
+recursion depth mismatch" (gh-106905, fixed in 3.11.8 and 3.12). A refused spec then waits for
+the workers' imports the first time in a process (seconds; later runs reuse the warm pool). The
+``kernbench`` command line (:func:`ends_with_command`) and a stop do not wait: the process ends
+at once, and the thread with it.
 
 Nothing here changes a number: it only moves imports earlier. Whatever fails in the background
 is left for the run to meet where it would have met it anyway (the executor starts its own
@@ -52,6 +53,7 @@ __all__ = [
     "EarlyWorkers",
     "QUIET_LOCAL_CLUSTER",
     "close_local_cluster",
+    "ends_with_command",
     "local_cluster",
     "preload_cell_modules",
     "start_early",
@@ -257,11 +259,31 @@ class EarlyWorkers:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
-        # a stop (SIGINT, SIGTERM: KeyboardInterrupt) does not wait for the workers' imports
-        self.close(wait=exc_type is None or not issubclass(exc_type, KeyboardInterrupt))
+        # Neither a stop (SIGINT, SIGTERM: KeyboardInterrupt) nor a command that fails (a
+        # refused spec) in a process that ends with it waits for the workers' imports: the
+        # thread ends with the process. A caller that goes on (in-process) waits.
+        failed = exc_type is not None and (
+            _ENDS_WITH_COMMAND or issubclass(exc_type, KeyboardInterrupt)
+        )
+        self.close(wait=not failed)
 
 
 _EARLY: EarlyWorkers | None = None
+
+#: whether this process ends once its command returns (:func:`ends_with_command`)
+_ENDS_WITH_COMMAND = False
+
+
+def ends_with_command() -> None:
+    """Note that this process ends once its command returns (the ``kernbench`` command line).
+
+    A run whose spec is refused then returns without joining an early thread still waiting for
+    the workers' imports (seconds on a busy machine): the process ends at once, and the thread
+    with it, as it did before the thread was joined. Elsewhere (in-process callers, the tests)
+    the thread is always joined, so that none runs on beside the caller (see the module doc).
+    """
+    global _ENDS_WITH_COMMAND
+    _ENDS_WITH_COMMAND = True
 
 
 def stop_local_workers() -> None:

@@ -177,12 +177,9 @@ def _early_thread_waits_in_joblib() -> bool:
     return False
 
 
-def test_a_spec_refused_while_the_workers_import_leaves_no_thread_running(monkeypatch, tmp_path):
-    """`kernbench run` returns only once its early thread has ended, even when the spec is
-    refused while that thread waits in joblib for the workers' imports. A thread left running
-    runs library code beside whatever the caller does next: on CPython 3.11.0-3.11.7 two
-    threads parsing at once (joblib's pre_dispatch, hypothesis's constant collection) can fail
-    with "SystemError: AST constructor recursion depth mismatch" (gh-106905)."""
+def _refuse_while_the_thread_waits_in_joblib(monkeypatch, tmp_path) -> tuple[int, list[str]]:
+    """``kernbench run --jobs 2`` in-process on a spec refused once the early thread waits in
+    joblib for a cold pool's imports: (exit code, kernbench threads alive as it returned)."""
     from typer.testing import CliRunner
 
     import kernbench.spec
@@ -207,8 +204,34 @@ def test_a_spec_refused_while_the_workers_import_leaves_no_thread_running(monkey
     left = _kernbench_threads()
     assert res.exit_code == 2, res.output
     assert seen_waiting == [True]  # the spec was refused while the thread waited in joblib
+    return res.exit_code, left
+
+
+def test_a_spec_refused_while_the_workers_import_leaves_no_thread_running(monkeypatch, tmp_path):
+    """`kernbench run` called in-process returns only once its early thread has ended, even
+    when the spec is refused while that thread waits in joblib for the workers' imports. A
+    thread left running runs library code beside whatever the caller does next: on CPython
+    3.11.0-3.11.7 two threads parsing at once (joblib's pre_dispatch, hypothesis's constant
+    collection) can fail with "SystemError: AST constructor recursion depth mismatch"
+    (gh-106905)."""
+    _, left = _refuse_while_the_thread_waits_in_joblib(monkeypatch, tmp_path)
     assert left == []
     ew.stop_local_workers()  # left warm for a later run of this process: not needed here
+
+
+def test_the_command_line_does_not_wait_for_the_thread_when_the_spec_is_refused(
+    monkeypatch, tmp_path
+):
+    """The `kernbench` process ends with its command: a refused spec exits without waiting for
+    the workers' imports (seconds), and the thread ends with the process."""
+    monkeypatch.setattr(ew, "_ENDS_WITH_COMMAND", True)  # as kernbench.cli.main() sets it
+    early = []
+    real = ew.EarlyWorkers
+    monkeypatch.setattr(ew, "EarlyWorkers", lambda *a: early.append(real(*a)) or early[-1])
+    _, left = _refuse_while_the_thread_waits_in_joblib(monkeypatch, tmp_path)
+    assert left == ["kernbench-early-workers"]
+    early[0].join()  # (a command's process would have ended by now)
+    ew.stop_local_workers()
 
 
 def test_a_run_on_two_workers_leaves_no_thread_and_no_worker(monkeypatch, tmp_path):
