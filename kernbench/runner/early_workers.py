@@ -232,14 +232,15 @@ class EarlyWorkers:
         The thread is joined, so that nothing of this module runs on once the run (or the
         refusal of its spec) returns (see the module doc). A thread not yet at its ``Parallel``
         call skips it; one inside it waits for the workers' imports (seconds the first time in
-        a process, milliseconds once loky's pool is warm). ``wait=False`` (a stop: the process
-        ends at once) neither joins a thread still running nor kills a pool it may dispatch to.
+        a process, milliseconds once loky's pool is warm). ``wait=False`` (the process ends at
+        once) neither joins a ``local`` thread still running nor kills a pool it may dispatch
+        to; a LocalCluster being started is still waited for, and closed.
         """
         global _EARLY
         if _EARLY is self:
             _EARLY = None
         self._closing.set()
-        if wait:
+        if wait or self.backend != "local":
             self.join()
         elif self._thread.is_alive():
             return

@@ -264,3 +264,16 @@ def test_a_stop_does_not_wait_for_the_workers_imports():
     assert early._thread.is_alive()  # not joined: the stop did not wait for the imports
     early.join()  # (a command's process would have ended by now)
     ew.stop_local_workers()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="needs dask")
+def test_a_cluster_started_for_a_failed_command_is_closed_even_as_the_process_ends(monkeypatch):
+    monkeypatch.setattr(ew, "_ENDS_WITH_COMMAND", True)  # as kernbench.cli.main() sets it
+    made = []
+    start = ew.local_cluster
+    monkeypatch.setattr(ew, "local_cluster", lambda n: made.append(start(n)) or made[-1])
+    early = ew.start_early("dask", 1)
+    with pytest.raises(ValueError), early:
+        raise ValueError("the spec is refused")
+    assert not early._thread.is_alive()
+    assert len(made) == 1 and made[0].status.name == "closed"
