@@ -1160,9 +1160,11 @@ app.add_typer(_guarded(data_app), name="data", help="Datasets: list, info, fetch
 
 def main() -> None:
     """Console-script entry point (SIGINT and SIGTERM stop any verb cleanly: exit 130 or 143)."""
+    from kernbench.runner.early_workers import ends_with_command
     from kernbench.runner.stop import install, leave, leave_now, stop_signal
 
     install()
+    ends_with_command()  # a refused spec need not wait for the early workers' thread
     try:
         app()
     except SystemExit as exc:

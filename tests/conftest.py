@@ -1,13 +1,46 @@
-"""Fixtures shared by test folders: a loopback Dask cluster and DRM's relaxed problem in cvxpy."""
+"""Fixtures shared by test folders: a loopback Dask cluster and DRM's relaxed problem in cvxpy;
+a guard that fails a test which leaves one of kernbench's threads running."""
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 
 import cvxpy as cp
 import numpy as np
 import pytest
+
+#: seconds a kernbench thread left running by a test is given to end before the next test
+THREAD_GRACE_S = 5.0
+
+
+@pytest.fixture(autouse=True)
+def no_kernbench_thread_left():
+    """Fail a test that returns with a ``kernbench-*`` thread it started still running (the
+    thread is then joined, a few seconds at most, so that it does not run into the next test).
+
+    Each verb ends its own threads (early workers, progress lines, the death watch) before it
+    returns. One left running goes on running library code beside the next tests of this
+    pytest-xdist worker, among them hypothesis's, which parses module sources with ``ast``
+    (collecting constants) as it generates examples. On CPython 3.11.0-3.11.7 two threads
+    converting ASTs at once (``ast.parse``, ``ast.literal_eval``; joblib parses its
+    ``pre_dispatch``) share a recursion-depth counter, and either may fail with "SystemError:
+    AST constructor recursion depth mismatch" (gh-106905, fixed in 3.11.8 and 3.12). Refused
+    specs' early-worker threads ran so beside the hypothesis tests of test_hostile_input.py,
+    where that error was once seen. kernbench's persistent solver pool (threads
+    ``kernbench_0``, ...) is not such a thread.
+    """
+    before = set(threading.enumerate())
+    yield
+    left = [t for t in threading.enumerate() if t not in before and t.name.startswith("kernbench-")]
+    running = sorted(t.name for t in left if t.is_alive())
+    deadline = time.monotonic() + THREAD_GRACE_S
+    for thread in left:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    if running:
+        pytest.fail(f"the test returned with kernbench thread(s) running: {running}", pytrace=False)
 
 
 @pytest.fixture(scope="module")

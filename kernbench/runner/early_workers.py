@@ -22,6 +22,16 @@ Once the run is over, both kinds of workers are killed rather than asked to exit
 (:func:`stop_local_workers`, :func:`close_local_cluster`): the results are stored, and a
 graceful exit would have each worker run its interpreter's teardown while the driver waits.
 
+No thread of this module outlives the run in a process that goes on: :meth:`EarlyWorkers.close`
+joins it. A thread left running would keep running library code beside whatever the process
+does next (in-process callers, the test suite): on CPython 3.11.0-3.11.7 two threads converting
+ASTs at once (``ast.parse``, ``ast.literal_eval``; joblib evaluates ``pre_dispatch`` with one)
+share one recursion-depth counter, and either may fail with "SystemError: AST constructor
+recursion depth mismatch" (gh-106905, fixed in 3.11.8 and 3.12). A refused spec then waits for
+the workers' imports the first time in a process (seconds; later runs reuse the warm pool). The
+``kernbench`` command line (:func:`ends_with_command`) and a stop do not wait: the process ends
+at once, and the thread with it.
+
 Nothing here changes a number: it only moves imports earlier. Whatever fails in the background
 is left for the run to meet where it would have met it anyway (the executor starts its own
 workers, or the cluster start raises there).
@@ -43,6 +53,7 @@ __all__ = [
     "EarlyWorkers",
     "QUIET_LOCAL_CLUSTER",
     "close_local_cluster",
+    "ends_with_command",
     "local_cluster",
     "preload_cell_modules",
     "start_early",
@@ -175,6 +186,7 @@ class EarlyWorkers:
         self.workers = workers
         self._cluster: Any = None
         self._taken = False
+        self._used = False  # a run waited for the local workers (its own Parallel call uses them)
         self._closing = threading.Event()  # set: a thread not yet at its Parallel call skips it
         self._thread = threading.Thread(
             target=self._start, name="kernbench-early-workers", daemon=True
@@ -192,7 +204,10 @@ class EarlyWorkers:
                 if self._closing.is_set():
                     return
                 tasks = (delayed(preload_cell_modules)() for _ in range(self.workers))
-                Parallel(n_jobs=self.workers, batch_size=1)(tasks)
+                # pre_dispatch "all": the few tasks are sent at once, and joblib does not
+                # ast.parse its default "2*n_jobs" in this thread while the driver runs on (see
+                # the module doc: gh-106905)
+                Parallel(n_jobs=self.workers, batch_size=1, pre_dispatch="all")(tasks)
         except BaseException:  # noqa: BLE001 - met again, and reported, by the run
             pass
 
@@ -210,34 +225,66 @@ class EarlyWorkers:
         self._taken = True
         return self._cluster
 
-    def close(self) -> None:
-        """End the workers: loky's at once (:func:`stop_local_workers`), a LocalCluster only if
-        no run took it (the run closes its own)."""
+    def close(self, wait: bool = True) -> None:
+        """Join the thread, then end the workers: loky's at once (:func:`stop_local_workers`) if
+        a run used them, a LocalCluster only if no run took it (the run closes its own).
+
+        The thread is joined, so that nothing of this module runs on once the run (or the
+        refusal of its spec) returns (see the module doc). A thread not yet at its ``Parallel``
+        call skips it; one inside it waits for the workers' imports (seconds the first time in
+        a process, milliseconds once loky's pool is warm). ``wait=False`` (the process ends at
+        once) neither joins a ``local`` thread still running nor kills a pool it may dispatch
+        to; a LocalCluster being started is still waited for, and closed.
+        """
         global _EARLY
         if _EARLY is self:
             _EARLY = None
-        if self.backend == "local":
-            self._closing.set()
-            # Killed only when no early thread is still dispatching to the pool: loky's
-            # shutdown racing a dispatch from another thread can deadlock. A run that used the
-            # workers finds its thread long done; a refused spec leaves them to finish their
-            # imports and to loky's own end (idle timeout, or this interpreter's exit).
-            if not any(t.is_alive() for t in _THREADS):
-                stop_local_workers()
-        elif not self._taken:
+        self._closing.set()
+        if wait or self.backend != "local":
             self.join()
-            if self._cluster is not None:
-                close_local_cluster(self._cluster)
-                self._cluster = None
+        elif self._thread.is_alive():
+            return
+        if self.backend == "local":
+            # Killed only when no early thread is still dispatching to the pool: loky's
+            # shutdown racing a dispatch from another thread can deadlock. Workers no run used
+            # (a refused spec, a run of one worker) are left, imports done, for a later run of
+            # this process to reuse, and to loky's own end (idle timeout, or this
+            # interpreter's exit).
+            if self._used and not any(t.is_alive() for t in _THREADS):
+                stop_local_workers()
+        elif not self._taken and self._cluster is not None:
+            close_local_cluster(self._cluster)
+            self._cluster = None
 
     def __enter__(self) -> EarlyWorkers:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        # Neither a stop (SIGINT, SIGTERM: KeyboardInterrupt) nor a command that fails (a
+        # refused spec) in a process that ends with it waits for the workers' imports: the
+        # thread ends with the process. A caller that goes on (in-process) waits.
+        failed = exc_type is not None and (
+            _ENDS_WITH_COMMAND or issubclass(exc_type, KeyboardInterrupt)
+        )
+        self.close(wait=not failed)
 
 
 _EARLY: EarlyWorkers | None = None
+
+#: whether this process ends once its command returns (:func:`ends_with_command`)
+_ENDS_WITH_COMMAND = False
+
+
+def ends_with_command() -> None:
+    """Note that this process ends once its command returns (the ``kernbench`` command line).
+
+    A run whose spec is refused then returns without joining an early thread still waiting for
+    the workers' imports (seconds on a busy machine): the process ends at once, and the thread
+    with it, as it did before the thread was joined. Elsewhere (in-process callers, the tests)
+    the thread is always joined, so that none runs on beside the caller (see the module doc).
+    """
+    global _ENDS_WITH_COMMAND
+    _ENDS_WITH_COMMAND = True
 
 
 def stop_local_workers() -> None:
@@ -288,4 +335,5 @@ def take_cluster(workers: int) -> Any:
 def wait_for_local_workers() -> None:
     """Return once the early ``local`` workers have started (no-op when none were started)."""
     if _EARLY is not None and _EARLY.backend == "local":
+        _EARLY._used = True
         _EARLY.join()

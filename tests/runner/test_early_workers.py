@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import threading
 import time
 
 import pytest
@@ -142,3 +143,137 @@ def test_closing_a_local_cluster_kills_its_workers_and_starts_none_in_their_plac
     assert cluster.status.name == "closed"
     assert not any(_alive(pid) for pid in pids)
     assert restarts == []  # told first that the cluster closes, no nanny replaced its worker
+
+
+REFUSED_SPEC = """
+name: refused
+datasets: [twonorm]
+methods:
+  A: {estimator: no_such_estimator}
+"""
+
+TWO_CELLS_SPEC = """
+name: two_cells
+datasets:
+  - {name: twonorm, options: {n_train: 60, n_test: 100}}
+protocol: {n_realisations: 2, train_size: 0.5, cv_folds: 2, seed: 3, preprocess: minmax}
+methods:
+  AdaBoost: {estimator: adaboost, grid: {n_estimators: [5]}}
+"""
+
+
+def _kernbench_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith("kernbench-")]
+
+
+def _early_thread_waits_in_joblib() -> bool:
+    """Whether the early thread is in joblib's Parallel call, waiting for the workers' imports."""
+    early = ew._EARLY
+    frame = sys._current_frames().get(early._thread.ident) if early is not None else None
+    while frame is not None:
+        if frame.f_code.co_name == "_retrieve" and "joblib" in frame.f_code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _refuse_while_the_thread_waits_in_joblib(monkeypatch, tmp_path) -> tuple[int, list[str]]:
+    """``kernbench run --jobs 2`` in-process on a spec refused once the early thread waits in
+    joblib for a cold pool's imports: (exit code, kernbench threads alive as it returned)."""
+    from typer.testing import CliRunner
+
+    import kernbench.spec
+    from kernbench.cli import app
+
+    ew.stop_local_workers()  # a cold pool: the workers import for seconds
+    real_load_spec = kernbench.spec.load_spec
+    seen_waiting = []
+
+    def load_spec_once_the_thread_waits(path):
+        deadline = time.monotonic() + 120
+        while not _early_thread_waits_in_joblib() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        seen_waiting.append(_early_thread_waits_in_joblib())
+        return real_load_spec(path)  # refused: no such estimator
+
+    monkeypatch.setattr(kernbench.spec, "load_spec", load_spec_once_the_thread_waits)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    spec = tmp_path / "refused.yaml"
+    spec.write_text(REFUSED_SPEC)
+    res = CliRunner().invoke(app, ["run", str(spec), "--out", str(tmp_path / "out"), "--jobs", "2"])
+    left = _kernbench_threads()
+    assert res.exit_code == 2, res.output
+    assert seen_waiting == [True]  # the spec was refused while the thread waited in joblib
+    return res.exit_code, left
+
+
+def test_a_spec_refused_while_the_workers_import_leaves_no_thread_running(monkeypatch, tmp_path):
+    """`kernbench run` called in-process returns only once its early thread has ended, even
+    when the spec is refused while that thread waits in joblib for the workers' imports. A
+    thread left running runs library code beside whatever the caller does next: on CPython
+    3.11.0-3.11.7 two threads parsing at once (joblib's pre_dispatch, hypothesis's constant
+    collection) can fail with "SystemError: AST constructor recursion depth mismatch"
+    (gh-106905)."""
+    _, left = _refuse_while_the_thread_waits_in_joblib(monkeypatch, tmp_path)
+    assert left == []
+    ew.stop_local_workers()  # left warm for a later run of this process: not needed here
+
+
+def test_the_command_line_does_not_wait_for_the_thread_when_the_spec_is_refused(
+    monkeypatch, tmp_path
+):
+    """The `kernbench` process ends with its command: a refused spec exits without waiting for
+    the workers' imports (seconds), and the thread ends with the process."""
+    monkeypatch.setattr(ew, "_ENDS_WITH_COMMAND", True)  # as kernbench.cli.main() sets it
+    early = []
+    real = ew.EarlyWorkers
+    monkeypatch.setattr(ew, "EarlyWorkers", lambda *a: early.append(real(*a)) or early[-1])
+    _, left = _refuse_while_the_thread_waits_in_joblib(monkeypatch, tmp_path)
+    assert left == ["kernbench-early-workers"]
+    early[0].join()  # (a command's process would have ended by now)
+    ew.stop_local_workers()
+
+
+def test_a_run_on_two_workers_leaves_no_thread_and_no_worker(monkeypatch, tmp_path):
+    from joblib.externals.loky import reusable_executor
+    from typer.testing import CliRunner
+
+    from kernbench.cli import app
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    spec = tmp_path / "two_cells.yaml"
+    spec.write_text(TWO_CELLS_SPEC)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["run", str(spec), "--out", str(out), "--jobs", "2"])
+    assert res.exit_code == 0, res.output
+    assert _kernbench_threads() == []
+    executor = reusable_executor._executor
+    alive = [] if executor is None else [p for p in executor._processes.values() if p.is_alive()]
+    assert alive == []  # the run's workers were killed once it was over
+
+
+def test_a_stop_does_not_wait_for_the_workers_imports():
+    ew.stop_local_workers()  # a cold pool: the workers import for seconds
+    early = ew.start_early("local", 2)
+    deadline = time.monotonic() + 120
+    while not _early_thread_waits_in_joblib() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert _early_thread_waits_in_joblib()
+    with pytest.raises(KeyboardInterrupt), early:  # SIGINT, SIGTERM: the process ends at once
+        raise KeyboardInterrupt
+    assert early._thread.is_alive()  # not joined: the stop did not wait for the imports
+    early.join()  # (a command's process would have ended by now)
+    ew.stop_local_workers()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="needs dask")
+def test_a_cluster_started_for_a_failed_command_is_closed_even_as_the_process_ends(monkeypatch):
+    monkeypatch.setattr(ew, "_ENDS_WITH_COMMAND", True)  # as kernbench.cli.main() sets it
+    made = []
+    start = ew.local_cluster
+    monkeypatch.setattr(ew, "local_cluster", lambda n: made.append(start(n)) or made[-1])
+    early = ew.start_early("dask", 1)
+    with pytest.raises(ValueError), early:
+        raise ValueError("the spec is refused")
+    assert not early._thread.is_alive()
+    assert len(made) == 1 and made[0].status.name == "closed"
