@@ -111,24 +111,44 @@ def test_cgens_shrinking_revision_reruns_only_its_exact_bias_cells(monkeypatch):
     assert {key[2] for key in now if now[key] != before[key]} == {"E", "Eg"}
 
 
+_LPBOOST_FORMS = {
+    "N": {"estimator": "lpboost", "grid": {"nu": [0.1, 0.3]}},
+    "C": {"estimator": "lpboost", "params": {"C": 1.0}},
+    "Cg": {"estimator": "lpboost", "grid": {"C": [0.5, 2.0]}},
+}
+
+
+def _lpboost_c_form(params, grid) -> bool:
+    return params.get("C") is not None or any(c is not None for c in grid.get("C", []))
+
+
 def test_lpboost_cut_master_revision_reruns_only_its_c_form_cells(monkeypatch):
     """LPBoost revision 4 (the C-form held as its dual, grown by cuts) applies to C-form cells
-    (C given, or a grid over C); ν-form cells keep revision 3 and their identity."""
-    spec = parse_spec(
-        {
-            **SPEC,
-            "methods": {
-                "N": {"estimator": "lpboost", "grid": {"nu": [0.1, 0.3]}},
-                "C": {"estimator": "lpboost", "params": {"C": 1.0}},
-                "Cg": {"estimator": "lpboost", "grid": {"C": [0.5, 2.0]}},
-            },
-        },
-        file="p.yaml",
-    )
+    (C given, or a grid over C); ν-form cells keep their revision and their identity."""
+    spec = parse_spec({**SPEC, "methods": _LPBOOST_FORMS}, file="p.yaml")
     now = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
-    _set_revision(monkeypatch, "lpboost", lambda params, grid: 3)
+    today = revisions.result_revision
+    _set_revision(  # before revision 4: the C-form at 3, the ν-form as it is today
+        monkeypatch,
+        "lpboost",
+        lambda params, grid: 3 if _lpboost_c_form(params, grid) else today("lpboost", params, grid),
+    )
     before = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
     assert {key[2] for key in now if now[key] != before[key]} == {"C", "Cg"}
+
+
+def test_lpboost_nu_floor_revision_reruns_only_its_nu_form_cells(monkeypatch):
+    """LPBoost revision 6 (a ν at or below ν_min raised above it) applies to ν-form cells only."""
+    spec = parse_spec({**SPEC, "methods": _LPBOOST_FORMS}, file="p.yaml")
+    now = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
+    today = revisions.result_revision
+    _set_revision(  # before revision 6: the ν-form at 3 (4 and 5 do not apply), the C-form today
+        monkeypatch,
+        "lpboost",
+        lambda params, grid: today("lpboost", params, grid) if _lpboost_c_form(params, grid) else 3,
+    )
+    before = {c.key: c.cell_id for c in plan_cells(spec, fingerprint=fp)}
+    assert {key[2] for key in now if now[key] != before[key]} == {"N"}
 
 
 def _keys(cells):

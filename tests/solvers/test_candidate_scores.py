@@ -100,9 +100,14 @@ def test_adaboost_with_sampled_perceptrons_is_unchanged() -> None:
 
 @pytest.mark.parametrize("activation", ["cos", "sign"])
 @pytest.mark.parametrize(("m", "D", "P"), [(560, 30, 2000), (1300, 18, 2000), (77, 5, 3001)])
-def test_row_blocks_change_no_bit_of_the_scores(activation: str, m: int, D: int, P: int) -> None:
-    """Z is formed by blocks of rows (some of them partial): the scores are bitwise those of the
-    whole m × P product passed through the same compiled kernel in one go."""
+def test_row_blocks_give_the_scores_of_the_whole_product(
+    activation: str, m: int, D: int, P: int
+) -> None:
+    """Z is formed by blocks of rows (some of them partial): the scores are those of the whole
+    m × P product passed through the same compiled kernel in one go, up to rounding. Not to the
+    bit: OpenBLAS may compute a partial block's rows with another micro-kernel than the whole
+    product's (its Prescott kernels do, its SkylakeX ones do not), and the blocks are fixed by
+    L2_ENTRIES alone, so the scores do not depend on the number of threads either way."""
     from kernbench.solvers.candidate_scores import (
         L2_ENTRIES,
         cos_column_sums,
@@ -118,4 +123,7 @@ def test_row_blocks_change_no_bit_of_the_scores(activation: str, m: int, D: int,
     whole = np.zeros(P)
     kernel = cos_column_sums if activation == "cos" else sign_column_sums
     kernel(np.ascontiguousarray(X @ Theta), kappa, g, whole)
-    np.testing.assert_array_equal(candidate_scores(X, g, Theta, kappa, activation), whole)
+    scale = float(np.abs(g).sum())  # no score exceeds Σ|g_i|; a sum of m terms, m ≤ 1300
+    np.testing.assert_allclose(
+        candidate_scores(X, g, Theta, kappa, activation), whole, rtol=0, atol=1e-12 * scale
+    )
