@@ -29,8 +29,11 @@ def test_sigterm_records_cells_in_flight_as_interrupted_and_rerun_retries_them(
 ):
     spec, _, reference = reference_run
     out = tmp_path / "term"
-    # every commit sleeps 1 s inside its transaction: SIGTERM lands while a cell is being recorded
-    env = rh.child_env(KERNBENCH_FAULT_COMMIT_DELAY="1.0")
+    # every commit sleeps 1 s inside its transaction, and every cell 2 s before it computes:
+    # once the first row is visible, the next cell is in flight for 2 s, so SIGTERM lands while
+    # it is (without the cell delay a fast cell could be computed and be mid-commit, done, when
+    # the signal came: no cell in flight, seen on a loaded machine)
+    env = rh.child_env(KERNBENCH_FAULT_COMMIT_DELAY="1.0", KERNBENCH_FAULT_CELL_DELAY="2.0")
     proc = rh.start_run(spec, out, "--jobs", "1", env=env)
     assert rh.wait_rows(proc, out, 1)
     proc.send_signal(signal.SIGTERM)
