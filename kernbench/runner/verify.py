@@ -158,6 +158,8 @@ def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
     from kernbench.store.environment import environments
 
     envs = environments(rows)
+    if envs.mixed:  # a values file holds one environment's cells, so that a rerun can match
+        raise UsageError("--record", f"{results_dir}: {envs.warning()}")
     env = envs.describe() or "environment not recorded"
     numerics = dict(envs.numerics.most_common(1)[0][0]) if envs.numerics else {}
     order = {cid: i for i, cid in enumerate(plan)}
@@ -194,23 +196,31 @@ def load_values(path: str | Path) -> tuple[list[RecordedCell], str, dict[str, st
     comments = [ln[2:] for ln in text.splitlines() if ln.startswith("# ")]
     body = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
     cells = []
-    for row in csv.DictReader(body):
-        cpu = row.get("cpu_s") or ""
-        cells.append(
-            RecordedCell(
-                cell=row["cell"],
-                dataset=row["dataset"],
-                method=row["method"],
-                estimator=row["estimator"],
-                realisation=int(row["realisation"]),
-                test_error=float(row["test_error"]),
-                cpu_s=float(cpu) if cpu else math.nan,
-            )
-        )
     numerics: dict[str, str] = {}
-    for line in comments:
-        if line.startswith("numerics: "):
-            numerics = json.loads(line.removeprefix("numerics: "))
+    try:
+        for row in csv.DictReader(body):
+            cpu = row.get("cpu_s") or ""
+            cells.append(
+                RecordedCell(
+                    cell=row["cell"],
+                    dataset=row["dataset"],
+                    method=row["method"],
+                    estimator=row["estimator"],
+                    realisation=int(row["realisation"]),
+                    test_error=float(row["test_error"]),
+                    cpu_s=float(cpu) if cpu else math.nan,
+                )
+            )
+        for line in comments:
+            if line.startswith("numerics: "):
+                numerics = dict(json.loads(line.removeprefix("numerics: ")))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UsageError(
+            "--values",
+            f"{path} is not a values file written by `kernbench verify --record` ({exc!r})",
+        ) from None
+    if not cells:
+        raise UsageError("--values", f"{path} holds no recorded cell")
     return cells, (comments[1] if len(comments) > 1 else ""), numerics
 
 

@@ -1,5 +1,7 @@
 """`kernbench verify`: a values file recorded from a store, a seeded sample rerun and compared."""
 
+import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -151,3 +153,33 @@ def test_cli_without_a_values_file_says_how_to_record_one(recorded, tmp_path):
         app, ["verify", str(spec_file), "--values", str(tmp_path / "none.csv")]
     )
     assert res.exit_code == 2 and "--record RESULTS_DIR" in res.stderr
+
+
+def test_a_store_of_two_environments_is_not_recorded(recorded, tmp_path):
+    import shutil
+
+    from kernbench.store import Store
+
+    spec_file, results, _ = recorded
+    mixed = tmp_path / "mixed"
+    shutil.copytree(results, mixed)
+    with Store(mixed) as store:
+        row = store.rows()[0]
+    with sqlite3.connect(mixed / "results.sqlite") as con:
+        result = {**row["result"], "versions": {**row["result"]["versions"], "numpy": "0.0"}}
+        con.execute(
+            "UPDATE cells SET result = ? WHERE cell_id = ?", (json.dumps(result), row["cell_id"])
+        )
+    with pytest.raises(UsageError, match="2 environments"):
+        record_values(load_spec(spec_file), mixed, tmp_path / "x.csv")
+
+
+def test_cli_refuses_a_file_that_is_no_values_file(recorded, tmp_path):
+    spec_file, _, _ = recorded
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n")
+    res = CliRunner().invoke(app, ["verify", str(spec_file), "--values", str(bad)])
+    assert res.exit_code == 2 and "is not a values file" in res.stderr
+    bad.write_text("")  # nothing to compare is not a reproduction
+    res = CliRunner().invoke(app, ["verify", str(spec_file), "--values", str(bad)])
+    assert res.exit_code == 2 and "holds no recorded cell" in res.stderr
