@@ -607,7 +607,7 @@ def verify(
         )
     cells, recorded_env, recorded_numerics = load_values(path)
     sample = choose_sample(cells, budget_s=budget_s, seed=seed)
-    cpu = sum(c.cpu_s for c in sample if c.cpu_s == c.cpu_s)
+    cpu = sum(c.cost for c in sample)
     out.print(
         f"{s.name}: rerunning {len(sample)} of {len(cells)} recorded cells (seed {seed}, "
         f"{cpu:.0f} s of recorded CPU, --jobs {jobs})",

@@ -68,6 +68,11 @@ class RecordedCell:
     test_error: float
     cpu_s: float
 
+    @property
+    def cost(self) -> float:
+        """Its recorded CPU seconds as a sample counts them (1 s when none was recorded)."""
+        return 1.0 if math.isnan(self.cpu_s) else max(self.cpu_s, 0.01)
+
 
 @dataclass(frozen=True)
 class CellCheck:
@@ -245,14 +250,13 @@ def choose_sample(
     while turn:
         for m in list(turn):
             queue = queues[m]
-            cost = lambda c: 1.0 if math.isnan(c.cpu_s) else max(c.cpu_s, 0.01)  # noqa: E731
-            pick = next((c for c in queue if cost(c) <= left), None)
+            pick = next((c for c in queue if c.cost <= left), None)
             if pick is None:
                 turn.remove(m)
                 continue
             queue.remove(pick)
             chosen.append(pick)
-            left -= cost(pick)
+            left -= pick.cost
     return chosen
 
 
@@ -287,9 +291,9 @@ def verify(
         spec=spec.name,
         recorded=len(values),
         recorded_environment=recorded_environment,
-        environment=Environments([versions()]).describe() or "",
     )
     here = versions()
+    outcome.environment = Environments([here]).describe() or ""
     outcome.same_numerics = bool(recorded_numerics) and all(
         str(here.get(k)) == v for k, v in recorded_numerics.items() if k in LIBRARIES + NUMERIC
     )
