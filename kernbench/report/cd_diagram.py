@@ -117,7 +117,8 @@ def bayes_figure(posteriors: Sequence[BayesResult], control: str, title: str = "
     ax.set_yticks(y, [r[0] for r in rows])
     ax.set_xlim(0, 1)
     ax.set_xlabel("posterior probability (Bayesian signed-rank test)")
-    ax.legend(fontsize="small", loc="lower right", framealpha=0.9)
+    ax.xaxis.set_label_position("top")
+    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
     if title:
         ax.set_title(title, fontsize=9)
     return fig
