@@ -753,27 +753,72 @@ def significance(
             "--spec", help="Use this spec's cells.", show_default="the spec last run there"
         ),
     ] = None,
+    bayes: Annotated[
+        bool,
+        typer.Option(
+            "--bayes",
+            help="Also the Bayesian signed-rank test over data sets and the Bayesian correlated "
+            "t-test per data set (posterior probabilities of better / equivalent / worse).",
+        ),
+    ] = False,
+    rope: Annotated[
+        float | None,
+        typer.Option(
+            "--rope",
+            min=0.0,
+            help="With --bayes: the region of practical equivalence, ± this many units of the "
+            "value (points of error).",
+            show_default="1",
+        ),
+    ] = None,
+    leave_out: Annotated[
+        str | None,
+        typer.Option(
+            "--leave-out",
+            help="Comma-separated data sets to leave out (a sensitivity check); named in the "
+            "output.",
+        ),
+    ] = None,
 ) -> None:
     """Statistics over data sets: average ranks, Friedman / Iman–Davenport, Nemenyi CD,
-    Holm-corrected Wilcoxon, win/tie/loss, per-dataset corrected resampled t-tests.
+    Holm-corrected Wilcoxon (exact), win/tie/loss, per-dataset corrected resampled t-tests;
+    with --bayes the Bayesian tests; with --control one verdict per method.
 
-    Example: kernbench significance results/grand --control svm_gauss
+    Example: kernbench significance results/grand --bayes --control SVM-Perc
     """
     from kernbench.records import VALUES
     from kernbench.report.collect import load_experiment
-    from kernbench.report.significance import build_comparison, render_comparison
+    from kernbench.report.significance import build_comparison
+    from kernbench.report.significance_text import render_comparison
 
     if value is not None and value not in VALUES:
         raise UsageError("--value", f"expected one of {', '.join(VALUES)}, got {value!r}")
     if timeouts not in ("exclude", "loss"):
         raise UsageError("--timeouts", f"expected exclude or loss, got {timeouts!r}")
+    if rope is not None and not bayes:
+        raise UsageError("--rope", "only with --bayes")
+    dropped = [d.strip() for d in (leave_out or "").split(",") if d.strip()]
     selection = _selection(spec)
     for directory in _stores_at(path):
         exp = load_experiment(directory, selection)
         chosen = value or str(exp.table_spec.get("value", "test_error"))
+        unknown = [d for d in dropped if d not in exp.datasets]
+        if unknown:
+            raise UsageError(
+                "--leave-out",
+                f"no data set {', '.join(unknown)} in {directory} "
+                f"(data sets: {', '.join(exp.datasets)})",
+            )
         try:
             comp = build_comparison(
-                exp, value=chosen, alpha=alpha, control=control, timeouts=timeouts
+                exp,
+                value=chosen,
+                alpha=alpha,
+                control=control,
+                timeouts=timeouts,
+                bayes=bayes,
+                rope=rope,
+                leave_out=dropped,
             )
         except ValueError as exc:
             raise UsageError("--control", str(exc)) from None

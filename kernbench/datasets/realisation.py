@@ -273,6 +273,9 @@ def make_realisation(
             stratify=protocol.stratify and entry.task != "regression",
         )
         info["seed"], info["stratified"] = split_seed, strat
+        # the rows both parts are drawn from: the correlation of two realisations' results
+        # (kernbench significance's corrected t-test) depends on it
+        info["n_pool"] = len(pool.y)
         Xtr, ytr, Xte, yte = pool.X[tr], pool.y[tr], pool.X[te], pool.y[te]
     return _finish(entry, opts, protocol, index, seed, info, Xtr, ytr, Xte, yte)
 

@@ -8,6 +8,7 @@ table as a DataFrame. Reports read stores only; nothing here fits a model.
 
 # --- figure modules (each registers its plot kinds); keep one import per line, sorted ---
 from kernbench.report import (  # noqa: F401
+    cd_diagram,
     figures_boundary,
     figures_cgboost,
     figures_exrm,
@@ -15,7 +16,6 @@ from kernbench.report import (  # noqa: F401
     figures_multiboost_cw,
     figures_multiclass,
     figures_time,
-    significance,
 )
 from kernbench.report.collect import Selection
 from kernbench.report.figures import trace_figures

@@ -26,6 +26,7 @@ __all__ = [
     "Experiment",
     "Selection",
     "as_experiment",
+    "cell_values",
     "load_experiment",
     "row_value",
     "split_flags",
@@ -236,6 +237,37 @@ def _expected_counts(
     if n is None or _only_existing(protocol):
         return {d: len(seen[d]) for d in datasets}
     return {d: int(n) for d in datasets}
+
+
+#: the rows an error value is a fraction of (``result`` key), for exact means of counts
+_ROWS_OF = {"test_error": "n_test", "train_error": "n_train"}
+
+
+def cell_values(
+    cell: dict[int, dict[str, Any]], value: str
+) -> tuple[dict[int, float], dict[int, int]]:
+    """``(values, sizes)`` of one cell's ``done`` realisations, in realisation order.
+
+    ``values`` maps realisation -> value (percent for errors); ``sizes`` maps realisation ->
+    the rows an error is a fraction of (test rows for ``test_error``, training rows for
+    ``train_error``; empty for other values), so that means can be taken from exact counts
+    (:func:`kernbench.report.stats.cell_mean`).
+    """
+    values: dict[int, float] = {}
+    sizes: dict[int, int] = {}
+    key = _ROWS_OF.get(value)
+    for r in sorted(cell):
+        row = cell[r]
+        if row["status"] != "done":
+            continue
+        v = row_value(row, value)
+        if v is None:
+            continue
+        values[r] = v
+        n = (row.get("result") or {}).get(key) if key else None
+        if isinstance(n, int | float) and n > 0:
+            sizes[r] = int(n)
+    return values, sizes
 
 
 def status_counts(cell: dict[int, dict[str, Any]], value: str, expected: int) -> Counter[str]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kernbench.report.render import _count, _dataset_label, _legend, _ours, _published_text
-from kernbench.report.significance import significance_html
+from kernbench.report.significance_html import significance_html
 from kernbench.report.tables import Table, build_table
 from kernbench.store import Store, find_stores
 from kernbench.store.environment import environments
@@ -41,6 +41,7 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; white
 table.results { font-size: 0.8em; font-variant-numeric: tabular-nums; }
 table.results th, table.results td { padding: 0.15em 0.3em; }
 table.results td.ours { white-space: normal; }
+table.stats td:first-child { text-align: left; }
 table.results td.verdict, table.results th.sub { font-size: 0.85em; }
 th { background: #f3f3f3; } td.dataset, th.dataset { text-align: left; }
 th[colspan] { text-align: center; }
@@ -132,9 +133,14 @@ def _table_html(table: Table) -> str:
     return "\n".join(parts)
 
 
-def _figures_html(directory: Path) -> str:
-    """Every PNG in the results directory and below it, embedded."""
-    pngs = sorted(p for p in directory.rglob("*.png") if p.is_file())
+def _figures_html(directory: Path, *, skip_cd: bool = False) -> str:
+    """Every PNG in the results directory and below it, embedded; with ``skip_cd`` not a drawn
+    CD diagram (``cd_*.png``), which the statistics section shows already."""
+    pngs = sorted(
+        p
+        for p in directory.rglob("*.png")
+        if p.is_file() and not (skip_cd and p.name.startswith("cd_"))
+    )
     if not pngs:
         return "<p>No figures in this results directory (`kernbench plot` draws them).</p>"
     parts = []
@@ -230,6 +236,7 @@ def write_html_report(directory: str | os.PathLike[str], reference: bool = True)
     directory = Path(directory)
     table = build_table(directory, reference=reference)
     prov, failed = _provenance(directory)
+    stats_html = significance_html(directory, value=table.value)
     prov_rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in prov)
     body = "\n".join(
         [
@@ -237,9 +244,9 @@ def write_html_report(directory: str | os.PathLike[str], reference: bool = True)
             f"<p>Results directory: <code>{_e(directory)}</code></p>",
             "<h2>Table</h2>",
             _table_html(table),
-            significance_html(directory, value=table.value),
+            stats_html,
             "<h2>Figures</h2>",
-            _figures_html(directory),
+            _figures_html(directory, skip_cd="<figure>" in stats_html),
             "<h2>Run provenance</h2>",
             f'<table class="prov">{prov_rows}</table>',
             f"<h2>Cells that did not finish ({len(failed)})</h2>",

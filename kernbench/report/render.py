@@ -57,7 +57,8 @@ def _legend(table: Table, *, bold: str, mark: str, alpha: str, pm: str) -> list[
         f"{name}, mean{pm}{table.spread_kind} over realisations",
         f"{bold}: lowest mean of the row",
         f"{mark}: not significantly worse than the best (paired two-sided t-test over the "
-        f"realisations both have, {alpha} = {table.significance:g})",
+        f"realisations both have, uncorrected for overlapping training sets, "
+        f"{alpha} = {table.significance:g}; `kernbench significance` gives the corrected test)",
     ]
     if any(_count(c) for c in table.cells.values()):
         parts.append("(n=k): k realisations averaged instead of the expected count")

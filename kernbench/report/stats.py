@@ -8,7 +8,9 @@ realisations both have, as Lin & Li mark "results as significant as the best".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Literal
 
 import numpy as np
@@ -48,6 +50,46 @@ def mean_spread(
     else:
         raise ValueError(f"unknown spread kind {kind!r}; expected 'std' or 'stderr'")
     return float(np.mean(x)), spread
+
+
+def cell_mean(
+    values: Mapping[int, float], sizes: Mapping[int, int] | None = None, *, percent: bool = True
+) -> float | None:
+    """The mean of one cell's realisations, independent of the order they are given in.
+
+    Where every value is an error rate over a known number of rows (``sizes``: realisation ->
+    test or training rows), it is the exact mean of the error counts' fractions, rounded once:
+    two cells with equal counts get the same float, so they tie in ranks and tables. Otherwise
+    the correctly rounded sum (``math.fsum``) over the number of values.
+
+    Parameters
+    ----------
+    values : mapping
+        ``realisation -> value`` (errors in percent when ``percent``).
+    sizes : mapping, optional
+        ``realisation -> rows the value is a fraction of``.
+    percent : bool
+        The values are fractions × 100.
+
+    Returns
+    -------
+    float or None
+        ``None`` for no values.
+    """
+    if not values:
+        return None
+    scale = 100 if percent else 1
+    if sizes and all(sizes.get(r) for r in values):
+        total = Fraction(0)
+        for r, v in values.items():
+            n = int(sizes[r])
+            count = round(v / scale * n)
+            if abs(count / n - v / scale) > 1e-9 / n:
+                break  # not a count of rows
+            total += Fraction(count, n)
+        else:
+            return float(scale * total / len(values))
+    return math.fsum(values.values()) / len(values)
 
 
 def paired_ttest_pvalue(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:

@@ -33,6 +33,7 @@ from kernbench.report.collect import (
     PERCENT_VALUES,
     Experiment,
     Selection,
+    cell_values,
     load_experiment,
     row_value,
     split_flags,
@@ -41,6 +42,7 @@ from kernbench.report.collect import (
 from kernbench.report.reference import Published, load_reference, match_reference
 from kernbench.report.stats import (
     average_ranks,
+    cell_mean,
     mean_spread,
     not_significantly_worse,
     published_stderr,
@@ -128,14 +130,11 @@ class Table:
 
 def _summarise_cell(exp: Experiment, dataset: str, method: str, value: str, kind: str) -> Cell:
     rows = exp.rows.get((dataset, method), {})
-    values = {}
-    for r, row in sorted(rows.items()):
-        if row["status"] == "done":
-            v = row_value(row, value)
-            if v is not None:
-                values[r] = v
+    values, sizes = cell_values(rows, value)
     x = np.array(list(values.values()), dtype=float)
-    mean, spread = mean_spread(x, kind)  # type: ignore[arg-type]
+    _, spread = mean_spread(x, kind)  # type: ignore[arg-type]
+    # one number per cell, whatever order the realisations finished in (equal counts tie)
+    mean = cell_mean(values, sizes, percent=value in PERCENT_VALUES)
     errors = [row.get("error") for _, row in sorted(rows.items()) if row["status"] != "done"]
     first_error = next((e for e in errors if e), None)
     return Cell(

@@ -43,6 +43,7 @@ def test_random_split_partitions_the_pool_with_the_asked_sizes_stratified():
     assert abs((r.y_train == 1).sum() - frac * len(r.y_train)) <= 1
     assert abs((r.y_test == 1).sum() - frac * len(r.y_test)) <= 1
     assert r.info["split"] == "random" and r.info["stratified"]
+    assert r.info["n_pool"] == 569  # recorded for the corrected t-test's correlation
 
 
 def test_int_sizes_and_rest():

@@ -1,125 +1,18 @@
-"""Statistics over data sets, checked against Demšar (2006)'s worked example and against
-independent computations (scipy's Friedman test, brute-force Holm, the plain t formula)."""
+"""Statistics over data sets from a store: one number per cell whatever the order of rows,
+what is left out named, the text, the verdicts, the HTML section and the figures."""
 
 from __future__ import annotations
 
-import math
+import random
 
-import numpy as np
 import pytest
-from scipy import stats
 
-from kernbench.report.significance import (
-    cd_cliques,
-    cd_figure,
-    corrected_resampled_ttest,
-    critical_difference,
-    friedman,
-    holm,
-    nemenyi_q,
-    rank_matrix,
-    wilcoxon_holm,
-    win_tie_loss,
-)
-
-#: Demšar (2006), Table 6: AUC of C4.5, C4.5+m, C4.5+cf, C4.5+m+cf on fourteen data sets
-#: (adult (sample), breast cancer, breast cancer wisconsin, cmc, ionosphere, iris, liver
-#: disorders, lung cancer, lymphography, mushroom, primary tumor, rheum, voting, wine)
-DEMSAR_AUC = np.array(
-    [
-        [0.763, 0.768, 0.771, 0.798],
-        [0.599, 0.591, 0.590, 0.569],
-        [0.954, 0.971, 0.968, 0.967],
-        [0.628, 0.661, 0.654, 0.657],
-        [0.882, 0.888, 0.886, 0.898],
-        [0.936, 0.931, 0.916, 0.931],
-        [0.661, 0.668, 0.609, 0.685],
-        [0.583, 0.583, 0.563, 0.625],
-        [0.775, 0.838, 0.866, 0.875],
-        [1.000, 1.000, 1.000, 1.000],
-        [0.940, 0.962, 0.965, 0.962],
-        [0.619, 0.666, 0.614, 0.669],
-        [0.972, 0.981, 0.975, 0.975],
-        [0.957, 0.978, 0.946, 0.970],
-    ]
-)
-VOTING = 12
-
-
-def demsar_ranks() -> np.ndarray:
-    """The paper's ranks: those of the printed AUCs, except on voting, where C4.5+cf and
-    C4.5+m+cf print the same 0.975 but the paper ranks them 2 and 3 (its unrounded AUCs)."""
-    ranks = rank_matrix(DEMSAR_AUC, lower_is_better=False)
-    assert list(ranks[VOTING]) == [4.0, 1.0, 2.5, 2.5]  # the printed values tie
-    ranks[VOTING] = [4.0, 1.0, 2.0, 3.0]
-    return ranks
-
-
-def test_demsar_worked_example_is_reproduced():
-    res = friedman(demsar_ranks())
-    assert np.round(res.average_ranks, 3).tolist() == [3.143, 2.000, 2.893, 1.964]
-    assert round(res.chi2, 2) == 9.28
-    assert round(res.f, 2) == 3.69
-    assert res.n == 14 and res.k == 4
-    # "F(3, 39) critical value 2.85 at 0.05": the hypothesis is rejected
-    assert stats.f.ppf(0.95, 3, 39) == pytest.approx(2.845, abs=1e-3) and res.p_f < 0.05
-    assert round(nemenyi_q(4, 0.05), 3) == 2.569
-    assert round(critical_difference(4, 14, 0.05), 2) == 1.25
-    # at alpha = 0.10 (q = 2.291, CD = 1.12) C4.5 is worse than C4.5+m and C4.5+m+cf only
-    assert round(nemenyi_q(4, 0.10), 3) == 2.291
-    cd10 = critical_difference(4, 14, 0.10)
-    assert round(cd10, 2) == 1.12
-    r = res.average_ranks
-    assert r[0] - r[1] > cd10 and r[0] - r[3] > cd10 and r[0] - r[2] < cd10
-    assert cd_cliques(r, cd10) == [(3, 1, 2), (2, 0)]
-
-
-def test_friedman_statistic_agrees_with_scipy_without_ties():
-    rng = np.random.default_rng(0)
-    scores = rng.normal(size=(12, 5))
-    res = friedman(rank_matrix(scores))
-    ref = stats.friedmanchisquare(*scores.T)
-    assert res.chi2 == pytest.approx(ref.statistic) and res.p_chi2 == pytest.approx(ref.pvalue)
-    n, k = scores.shape
-    assert res.f == pytest.approx((n - 1) * res.chi2 / (n * (k - 1) - res.chi2))
-
-
-def test_holm_against_its_definition():
-    p = np.array([0.01, 0.04, 0.03, 0.005])
-    # sorted: 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, 0.04*1=0.04 -> running max 0.06
-    assert holm(p).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
-    assert holm([0.9, 0.8]).tolist() == [1.0, 1.0]
-
-
-def test_wilcoxon_pairs_all_or_against_a_control():
-    rng = np.random.default_rng(1)
-    s = rng.normal(size=(15, 3)) + np.array([0.0, 0.5, 1.5])
-    every = wilcoxon_holm(s, ["a", "b", "c"])
-    assert [(t.a, t.b) for t in every] == [("a", "b"), ("a", "c"), ("b", "c")]
-    ref = stats.wilcoxon(s[:, 0], s[:, 2], zero_method="zsplit").pvalue
-    assert every[1].p == pytest.approx(ref)
-    assert [t.p_holm for t in every] == pytest.approx(holm([t.p for t in every]).tolist())
-    control = wilcoxon_holm(s, ["a", "b", "c"], control="c")
-    assert [(t.a, t.b) for t in control] == [("a", "c"), ("b", "c")]
-
-
-def test_win_tie_loss():
-    s = np.array([[1.0, 2.0], [3.0, 3.0], [5.0, 4.0], [0.0, 1.0]])
-    wtl = win_tie_loss(s)
-    assert wtl[0, 1].tolist() == [2, 1, 1] and wtl[1, 0].tolist() == [1, 1, 2]
-
-
-def test_corrected_resampled_ttest_widens_the_plain_paired_test():
-    a = np.array([10.0, 12.0, 11.0, 13.0, 12.5])
-    b = np.array([11.0, 12.5, 12.0, 13.0, 14.0])
-    t, p = corrected_resampled_ttest(a, b, n_train=200, n_test=100)
-    d = a - b
-    expected = d.mean() / math.sqrt((1 / 5 + 100 / 200) * d.var(ddof=1))
-    assert t == pytest.approx(expected)
-    assert p == pytest.approx(2 * stats.t.sf(abs(expected), 4))
-    plain = stats.ttest_rel(a, b).pvalue
-    assert p > plain  # the correction is conservative
-    assert corrected_resampled_ttest([1.0, 2.0], [1.0, 2.0], 10, 5) == (0.0, 1.0)
+from kernbench.errors import KernbenchError
+from kernbench.report.cd_diagram import bayes_diagram, cd_diagram, cd_figure
+from kernbench.report.significance import build_comparison
+from kernbench.report.significance_html import significance_html
+from kernbench.report.significance_text import render_comparison
+from kernbench.report.stat_tests import corrected_resampled_ttest
 
 
 def test_cd_figure_names_every_method():
@@ -147,8 +40,6 @@ def _experiment(cells):
 
 
 def test_a_timed_out_cell_leaves_its_dataset_out_or_counts_as_a_loss():
-    from kernbench.report.significance import build_comparison, render_comparison
-
     cells = {}
     for i, d in enumerate(["d1", "d2", "d3", "d4"]):
         cells[(d, "A")] = [("done", 0.10 + 0.01 * i), ("done", 0.12 + 0.01 * i)]
@@ -161,7 +52,7 @@ def test_a_timed_out_cell_leaves_its_dataset_out_or_counts_as_a_loss():
     assert excluded.timed_out == [("d4", "A")]
     assert excluded.friedman.average_ranks.tolist() == [1.0, 2.0, 3.0]
     text = render_comparison(excluded)
-    assert "Timed out (their data sets left out): A on d4" in text
+    assert "- d4: timed out: A" in text
     loss = build_comparison(exp, timeouts="loss")
     assert loss.datasets == ["d1", "d2", "d3", "d4"]
     assert loss.friedman.average_ranks.tolist() == pytest.approx([1.5, 1.75, 2.75])
@@ -172,5 +63,178 @@ def test_a_timed_out_cell_leaves_its_dataset_out_or_counts_as_a_loss():
     assert everywhere.methods == ["A", "B", "C", "D"] and everywhere.datasets == []
     assert everywhere.friedman is None
     # the corrected t-test per data set: A against C on d1 from the two realisations
-    (a, c, t, p) = next(x for x in loss.per_dataset["d1"] if x[:2] == ("A", "C"))
-    assert t == pytest.approx(corrected_resampled_ttest([10.0, 12.0], [30.0, 31.0], 100, 50)[0])
+    s = next(x for x in loss.per_dataset["d1"] if (x.a, x.b) == ("A", "C"))
+    assert s.t == pytest.approx(corrected_resampled_ttest([10.0, 12.0], [30.0, 31.0], 100, 50)[0])
+
+
+N_TEST = 135
+#: error counts per (dataset, method) over 4 realisations; on d1, B and C make 118 errors each,
+#: spread differently over the realisations (their float means differed in the last bit when
+#: summed in another order)
+COUNTS = {
+    "d1": {
+        "A": [20, 22, 21, 19],
+        "B": [30, 28, 29, 31],
+        "C": [29, 29, 30, 30],
+        "D": [40, 41, 39, 42],
+    },
+    "d2": {
+        "A": [10, 12, 11, 9],
+        "B": [14, 15, 13, 16],
+        "C": [18, 17, 19, 20],
+        "D": [25, 24, 26, 23],
+    },
+    "d3": {
+        "A": [33, 35, 34, 32],
+        "B": [31, 30, 33, 32],
+        "C": [40, 39, 41, 42],
+        "D": [38, 37, 36, 39],
+    },
+    "d4": {"A": [5, 6, 4, 5], "B": [7, 8, 9, 6], "C": [6, 5, 7, 8], "D": [12, 11, 13, 10]},
+    "d5": {
+        "A": [50, 52, 51, 49],
+        "B": [55, 53, 54, 56],
+        "C": [51, 50, 52, 53],
+        "D": [60, 61, 59, 58],
+    },
+    "d6": {"A": [1, 2, 1, 0], "B": [3, 2, 4, 3], "C": [2, 3, 2, 3], "D": [8, 7, 9, 6]},
+}
+
+
+def _write(make_store, spec_dict, add_cell, name, counts, *, shuffle=None, extra=(), where=None):
+    datasets = list(counts)
+    methods = sorted({m for by in counts.values() for m in by} | {m for _, m, *_ in extra})
+    spec = spec_dict(name, datasets, methods, n_realisations=4)
+    directory, store = make_store(where or name, spec)
+    cells = [
+        (d, m, r, c / N_TEST, "done")
+        for d, by in counts.items()
+        for m, cs in by.items()
+        for r, c in enumerate(cs)
+    ] + list(extra)
+    times = [1000.0 + i for i in range(len(cells))]
+    if shuffle is not None:
+        shuffle.shuffle(cells)  # the store's row order
+        shuffle.shuffle(times)  # and the order the cells finished in
+    for (d, m, r, err, status), t in zip(cells, times, strict=True):
+        add_cell(
+            store,
+            d,
+            m,
+            r,
+            err,
+            status=status,
+            finished_at=t,
+            result={"n_train": N_TEST, "n_test": N_TEST},
+            error="boom" if status == "failed" else None,
+        )
+    store.close()
+    return directory
+
+
+def _everything(directory):
+    from kernbench.report import build_table, render_table
+
+    table = render_table(build_table(directory, reference=False), fmt="md")
+    text = render_comparison(build_comparison(directory, control="A", bayes=True))
+    everyone = render_comparison(build_comparison(directory))
+    import io
+
+    (fig,) = cd_diagram(directory).values()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return table, text, everyone, buf.getvalue()
+
+
+def test_shuffling_finished_at_and_row_order_changes_no_statistic(make_store, spec_dict, add_cell):
+    base = _write(make_store, spec_dict, add_cell, "s", COUNTS)
+    reference = _everything(base)
+    for seed in (1, 2):
+        other = _write(
+            make_store,
+            spec_dict,
+            add_cell,
+            "s",
+            COUNTS,
+            shuffle=random.Random(seed),
+            where=f"s{seed}",
+        )
+        assert _everything(other) == reference
+    comp = build_comparison(base)
+    d1 = comp.scores[0]
+    assert d1[1] == d1[2] == 100 * 118 / (4 * N_TEST)  # B and C: equal counts, one float
+    from kernbench.report import build_table
+
+    table = build_table(base, reference=False)
+    assert table.cell("d1", "B").mean == table.cell("d1", "C").mean == d1[1]
+    assert table.cell("d1", "B").rank == table.cell("d1", "C").rank == 2.5
+    ranks = dict(zip(comp.methods, comp.friedman.average_ranks, strict=True))
+    assert ranks == pytest.approx(table.average_ranks)  # the table row and the CD diagram agree
+
+
+def test_failed_and_missing_cells_are_named_and_pairs_kept_complete(
+    make_store, spec_dict, add_cell
+):
+    counts = {d: dict(by) for d, by in COUNTS.items()}
+    counts["d2"]["A"] = [10, 12, 9]  # realisation 3 of A on d2 failed (below)
+    extra = [("d2", "A", 3, None, "failed")]
+    extra += [(d, "E", r, None, "failed") for d in COUNTS for r in range(4)]
+    directory = _write(make_store, spec_dict, add_cell, "f", counts, extra=extra)
+    comp = build_comparison(directory)
+    assert comp.methods == ["A", "B", "C", "D"]
+    assert ("E", "no finished cell with a value (24 failed)") in comp.excluded
+    assert "realisation(s) 4 left out (no value from A)" in comp.dropped["d2"]
+    # d2's means are over realisations 1-3 for every method: B's is (14 + 15 + 13) / 3 rows
+    assert comp.scores[1][1] == pytest.approx(100 * 42 / (3 * N_TEST))
+    text = render_comparison(comp)
+    assert "- E: no finished cell with a value" in text and "- d2: realisation(s) 4" in text
+
+
+def test_too_few_data_sets_is_said(make_store, spec_dict, add_cell):
+    small = {d: COUNTS[d] for d in ("d1", "d2", "d3")}
+    comp = build_comparison(_write(make_store, spec_dict, add_cell, "n3", small))
+    assert all(t.p >= 0.25 for t in comp.pairs)
+    assert "no pair can be significant, whatever the results" in render_comparison(comp)
+
+
+def test_control_ends_with_one_verdict_per_method(make_store, spec_dict, add_cell):
+    directory = _write(make_store, spec_dict, add_cell, "v", COUNTS)
+    text = render_comparison(build_comparison(directory, control="A", bayes=True, rope=0.5))
+    verdict = text.split("## Verdict against A", 1)[1].strip().splitlines()
+    assert [line.split(":")[0] for line in verdict] == ["- B", "- C", "- D"]
+    # N = 6: the smallest Wilcoxon p is 1/32, 3 pairs after Holm 3/32 > 0.05
+    assert all("no detectable difference from A" in line for line in verdict)
+    assert all("Nemenyi" in line and "Bayes" in line for line in verdict)
+    assert "rope ± 0.5 points" in text
+    # the Holm-Wilcoxon rows say which method is better
+    assert "| A vs D | 0.0 | 0.0312 | 0.0938 | exact | A | " in text
+
+
+def test_plots_refuse_one_data_set_or_one_method(make_store, spec_dict, add_cell):
+    one_set = _write(make_store, spec_dict, add_cell, "one", {"d1": COUNTS["d1"]})
+    with pytest.raises(KernbenchError, match="at least 2 methods over at least 2 complete"):
+        cd_diagram(one_set)
+    one_method = {d: {"A": by["A"]} for d, by in COUNTS.items()}
+    with pytest.raises(KernbenchError, match="1 method"):
+        bayes_diagram(_write(make_store, spec_dict, add_cell, "onem", one_method))
+    from typer.testing import CliRunner
+
+    from kernbench.cli import app
+
+    res = CliRunner().invoke(app, ["plot", str(one_set), "--kind", "cd"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+
+
+def test_html_section_is_tables_and_one_cd_diagram(make_store, spec_dict, add_cell):
+    from kernbench.report.html import write_html_report
+    from kernbench.report.plot_kinds import plot_traces
+
+    directory = _write(make_store, spec_dict, add_cell, "h", COUNTS)
+    section = significance_html(directory, value="test_error")
+    assert "<pre>" not in section and '<table class="stats">' in section
+    plot_traces(directory, kind="cd")  # a drawn cd_*.png in the results directory
+    page = write_html_report(directory, reference=False).read_text(encoding="utf-8")
+    assert page.count("<img") - page.count('alt="figures/') == 1  # the section's CD diagram
+    assert "cd_" not in page
+    figs = bayes_diagram(directory)
+    assert list(figs) == ["h"]
