@@ -1082,16 +1082,39 @@ def report(
     reference: Annotated[
         bool, typer.Option("--reference/--no-reference", help="Published numbers beside ours.")
     ] = True,
+    control: Annotated[
+        str | None,
+        typer.Option(
+            "--control",
+            help="Statistics against this method: Bayesian posteriors and a verdict per method.",
+            show_default="the best-ranked method's posteriors, no verdicts",
+        ),
+    ] = None,
+    rope: Annotated[
+        float | None,
+        typer.Option(
+            "--rope",
+            min=0.0,
+            help="The Bayesian region of practical equivalence, ± this many units of the value.",
+            show_default="1 point for errors",
+        ),
+    ] = None,
 ) -> None:
-    """Write a report per results directory: table, figures, provenance, failed cells.
+    """Write a report per results directory: table, statistics, figures, provenance, failed cells.
 
     Example: kernbench report results/ --html   (index.html links the pages of a tree)
+    Example: kernbench report results/grand --html --control SVM-Perc
     """
     from kernbench.report.html import write_html_reports
 
     if not html:
         raise UsageError("--html", "give --html (the only report format so far)")
-    pages = write_html_reports(path, reference=reference)
+    try:
+        pages = write_html_reports(path, reference=reference, control=control, rope=rope)
+    except ValueError as exc:
+        if control is None or "--control" not in str(exc):
+            raise
+        raise UsageError("--control", str(exc)) from None
     if not pages:
         raise _no_store(path)
     for page in pages:

@@ -231,12 +231,18 @@ def _page(title: str, body: str) -> str:
     )
 
 
-def write_html_report(directory: str | os.PathLike[str], reference: bool = True) -> Path:
-    """Write ``report.html`` into a results directory; returns its path."""
+def write_html_report(
+    directory: str | os.PathLike[str],
+    reference: bool = True,
+    control: str | None = None,
+    rope: float | None = None,
+) -> Path:
+    """Write ``report.html`` into a results directory; returns its path. ``control`` and
+    ``rope`` as in :func:`~kernbench.report.significance_html.significance_html`."""
     directory = Path(directory)
     table = build_table(directory, reference=reference)
     prov, failed = _provenance(directory)
-    stats_html = significance_html(directory, value=table.value)
+    stats_html = significance_html(directory, value=table.value, control=control, rope=rope)
     prov_rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in prov)
     body = "\n".join(
         [
@@ -258,12 +264,20 @@ def write_html_report(directory: str | os.PathLike[str], reference: bool = True)
     return out
 
 
-def write_html_reports(path: str | os.PathLike[str], reference: bool = True) -> list[Path]:
+def write_html_reports(
+    path: str | os.PathLike[str],
+    reference: bool = True,
+    control: str | None = None,
+    rope: float | None = None,
+) -> list[Path]:
     """A page per results directory at or below ``path``; with several, an ``index.html`` in
     ``path`` (listed first in the returned paths): a table with each experiment's title, its
     page, its cells by status and when its last cell finished."""
     path = Path(path)
-    pages = [write_html_report(d, reference=reference) for d in find_stores(path)]
+    pages = [
+        write_html_report(d, reference=reference, control=control, rope=rope)
+        for d in find_stores(path)
+    ]
     if len(pages) < 2 or not path.is_dir():
         return pages
     rows = "".join(_index_row(path, page) for page in pages)

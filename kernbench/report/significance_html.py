@@ -3,7 +3,8 @@
 One CD diagram, what was left out, the average ranks, the Friedman / Iman–Davenport and Nemenyi
 lines, the pairs that either test separates (all pairs stay in ``kernbench significance``), the
 per-data-set corrected t-tests, and the Bayesian signed-rank posteriors of the best-ranked method
-against the others.
+against the others — or, with a control, the Bayesian posteriors against the control and one
+verdict per method.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 from kernbench.report.cd_diagram import cd_figure
 from kernbench.report.collect import Experiment, as_experiment
 from kernbench.report.significance import Comparison, build_comparison
-from kernbench.report.significance_text import fmt_p, nemenyi_says, pool_text
+from kernbench.report.significance_text import fmt_p, nemenyi_says, pool_text, verdict_parts
 from kernbench.report.stat_tests import nemenyi_q
 
 __all__ = ["CD_ALT", "significance_html"]
@@ -94,14 +95,14 @@ def _per_dataset_html(comp: Comparison) -> str:
     )
 
 
-def _bayes_html(comp: Comparison, best: str) -> str:
+def _bayes_html(comp: Comparison, best: str, why: str = "best average rank") -> str:
     rows = []
     for b in comp.bayes:
         other = b.b if b.a == best else b.a
         p_best, p_other = (b.p_a, b.p_b) if b.a == best else (b.p_b, b.p_a)
         rows.append([other, f"{p_best:.3f}", f"{b.p_rope:.3f}", f"{p_other:.3f}", b.reading()])
     return (
-        f"<p>Bayesian signed-rank test of {_e(best)} (best average rank) against each method, "
+        f"<p>Bayesian signed-rank test of {_e(best)} ({why}) against each method, "
         f"rope ± {comp.rope:g}: posterior probabilities.</p>"
         + _table(
             ["method", f"P({best} better)", "P(equivalent)", "P(method better)", "reading"], rows
@@ -109,11 +110,36 @@ def _bayes_html(comp: Comparison, best: str) -> str:
     )
 
 
-def significance_html(source: Experiment | str | os.PathLike[str], *, value: str) -> str:
+def significance_html(
+    source: Experiment | str | os.PathLike[str],
+    *,
+    value: str,
+    control: str | None = None,
+    rope: float | None = None,
+) -> str:
     """The HTML report's section (empty with fewer than two methods or two complete data sets;
-    what was left out is still named)."""
+    what was left out is still named).
+
+    Parameters
+    ----------
+    source : Experiment or path
+    value : str
+        The table value compared.
+    control : str, optional
+        Compare every method with this one: the Bayesian table and a verdict per method against
+        it (default: the best-ranked method's Bayesian table, no verdicts).
+    rope : float, optional
+        The Bayesian region of practical equivalence (default as ``kernbench significance``).
+
+    Raises
+    ------
+    ValueError
+        ``control`` is not one of the store's methods.
+    """
     exp = as_experiment(source)
     comp = build_comparison(exp, value=value)
+    if control is not None and control not in exp.methods:
+        raise ValueError(f"--control {control!r} is no method of the store ({exp.methods})")
     parts = ["<h2>Statistics over data sets</h2>"]
     if comp.excluded or comp.dropped:
         items = [f"{what}: {why}" for what, why in comp.excluded]
@@ -150,6 +176,15 @@ def significance_html(source: Experiment | str | os.PathLike[str], *, value: str
     parts.append(_pairs_html(comp))
     parts.append(_per_dataset_html(comp))
     best = comp.methods[int(order[0])]
-    bayes = build_comparison(exp, value=value, control=best, bayes=True)
-    parts.append(_bayes_html(bayes, best))
+    against = control or best
+    bayes = build_comparison(exp, value=value, control=against, bayes=True, rope=rope)
+    parts.append(_bayes_html(bayes, against, "the control" if control else "best average rank"))
+    if control:
+        parts.append(f"<h3>Verdict against {_e(control)}</h3>")
+        parts.append(
+            _table(
+                ["method", "Holm–Wilcoxon", "Nemenyi", "Bayesian signed-rank"],
+                [list(row) for row in verdict_parts(bayes)],
+            )
+        )
     return "\n".join(p for p in parts if p)

@@ -185,14 +185,14 @@ def _bayes_lines(comp: Comparison) -> list[str]:
     return lines
 
 
-def verdicts(comp: Comparison) -> list[str]:
-    """One line per method against the control: better / worse / no detectable difference by
-    the Holm–Wilcoxon test, what Nemenyi says, and with ``--bayes`` the Bayesian reading."""
+def verdict_parts(comp: Comparison) -> list[tuple[str, str, str, str]]:
+    """Per method against the control: ``(method, Holm–Wilcoxon verdict, Nemenyi's view,
+    Bayesian reading)``; the last is empty without ``--bayes``. Shared by the text and HTML."""
     control = comp.control
     if control is None or comp.friedman is None:
         return []
     bayes = {(b.a, b.b): b for b in comp.bayes}
-    lines = []
+    parts = []
     for t in comp.pairs:
         other = t.b if t.a == control else t.a
         if t.p_holm < comp.alpha:
@@ -205,10 +205,11 @@ def verdicts(comp: Comparison) -> list[str]:
         nem = nemenyi_says(comp, t.a, t.b)
         gap = abs(comp.rank_of(t.a) - comp.rank_of(t.b))
         agree = nem == (t.p_holm < comp.alpha)
-        verdict += (
-            f"; Nemenyi {'agrees' if agree else 'disagrees'} (rank difference {gap:.2f}, "
+        nemenyi = (
+            f"Nemenyi {'agrees' if agree else 'disagrees'} (rank difference {gap:.2f}, "
             f"CD {comp.cd:.2f})"
         )
+        reading = ""
         b = bayes.get((t.a, t.b))
         if b is not None:
             p_other, p_control = (b.p_a, b.p_b) if b.a == other else (b.p_b, b.p_a)
@@ -220,9 +221,17 @@ def verdicts(comp: Comparison) -> list[str]:
                     f"Bayes: P({other} better) = {p_other:.3f}, P(equivalent) = "
                     f"{b.p_rope:.3f}, P({control} better) = {p_control:.3f}"
                 )
-            verdict += f"; {reading}"
-        lines.append(f"- {other}: {verdict}.")
-    return lines
+        parts.append((other, verdict, nemenyi, reading))
+    return parts
+
+
+def verdicts(comp: Comparison) -> list[str]:
+    """One line per method against the control: better / worse / no detectable difference by
+    the Holm–Wilcoxon test, what Nemenyi says, and with ``--bayes`` the Bayesian reading."""
+    return [
+        f"- {other}: " + "; ".join(p for p in (verdict, nemenyi, reading) if p) + "."
+        for other, verdict, nemenyi, reading in verdict_parts(comp)
+    ]
 
 
 def render_comparison(comp: Comparison) -> str:

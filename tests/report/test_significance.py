@@ -238,3 +238,24 @@ def test_html_section_is_tables_and_one_cd_diagram(make_store, spec_dict, add_ce
     assert "cd_" not in page
     figs = bayes_diagram(directory)
     assert list(figs) == ["h"]
+
+
+def test_html_report_with_a_control_has_a_verdict_table(make_store, spec_dict, add_cell):
+    from typer.testing import CliRunner
+
+    from kernbench.cli import app
+
+    directory = _write(make_store, spec_dict, add_cell, "hc", COUNTS)
+    section = significance_html(directory, value="test_error", control="A", rope=0.5)
+    verdict = section.split("<h3>Verdict against A</h3>", 1)[1]
+    rows = verdict.split("<tr>")[2:]  # after the header
+    assert [r.split("</td>")[0].removeprefix("<td>") for r in rows] == ["B", "C", "D"]
+    assert "Bayesian signed-rank test of A (the control)" in section
+    assert "rope ± 0.5" in section
+    assert "Verdict against" not in significance_html(directory, value="test_error")
+    runner = CliRunner()
+    res = runner.invoke(app, ["report", str(directory), "--html", "--control", "A"])
+    assert res.exit_code == 0, res.output
+    assert "Verdict against A" in (directory / "report.html").read_text(encoding="utf-8")
+    res = runner.invoke(app, ["report", str(directory), "--html", "--control", "Z"])
+    assert res.exit_code == 2 and "Traceback" not in res.output and "'Z'" in res.output
