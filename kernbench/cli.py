@@ -238,10 +238,12 @@ def run(
         s = load_spec(path)
         target = out_dir if out_dir is not None else default_out_dir(s)
         if dry_run:
-            check_cell_count(s, max_cells)  # the whole spec, counted before any cell is built
+            total = check_cell_count(s, max_cells)  # the whole spec, before any cell is built
             cells = plan_cells(s, realisations=realisations, only=only_map, max_cells=None)
             statuses = cell_statuses(s, target, cells)
             _print_plan(s, cells, statuses, target, fresh)
+            out.print(f"the spec (all {total} cells, before --realisations and --only):")
+            _print_summary(s, path, total)
             _print_plan_estimate(cells, statuses, target, fresh, jobs)
             return
         from kernbench.store import STORE_FILE
@@ -526,8 +528,20 @@ def validate(
             + (", data available" if data else ""),
             highlight=False,
         )
+        _print_summary(s, resolve_spec(spec), len(cells))
     if failed:
         raise typer.Exit(EXIT_USAGE)
+
+
+def _print_summary(s, path: Path, cells: int) -> None:
+    """The composed spec in a few lines: data sets, methods, protocol, what it keeps of a base."""
+    from kernbench.spec import load_spec
+    from kernbench.spec_summary import base_spec_path, summary_lines
+
+    found = base_spec_path(path)
+    base = load_spec(found[1], check_datasets=False) if found else None
+    for line in summary_lines(s, cells, base, found[0] if found else ""):
+        out.print(escape(printable(line)), highlight=False)
 
 
 def _check_data_offline(spec: Path, cells) -> None:
