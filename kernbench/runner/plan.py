@@ -316,9 +316,10 @@ def _canonical_dataset(name: str) -> str | None:
 
 
 def _no_match(key: str, value: str, what: str, choices: list[str], spec: Spec) -> UsageError:
+    from kernbench.listing import cut_list
     from kernbench.spec import _suggest
 
-    shown = ", ".join(dict.fromkeys(choices))
+    shown = cut_list(dict.fromkeys(choices), 12)
     return UsageError(
         "--only",
         f"{key}={value} matches no {what} of {spec.name!r}{_suggest(value, choices)} "
