@@ -30,6 +30,25 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _flags_without_a_type() -> None:
+    """Typer's rich help prints a ``<bool>`` type beside every flag (``--fresh <bool>``), as if
+    the flag took a value; a flag takes none, so its type column is left empty."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "flags_without_a_type", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich.flags_without_a_type = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_without_a_type()
 # emoji off: a name such as ``:x:`` in a path or label is printed as written, never as an emoji
 out = Console(soft_wrap=True, emoji=False)
 err = Console(stderr=True, soft_wrap=True, emoji=False)
@@ -236,6 +255,7 @@ def run(
         from kernbench.spec import load_spec
 
         s = load_spec(path)
+        _check_selected_count(s, max_cells, realisations, only_map)
         target = out_dir if out_dir is not None else default_out_dir(s)
         if dry_run:
             total = check_cell_count(s, max_cells)  # the whole spec, before any cell is built
@@ -266,6 +286,17 @@ def run(
             run_experiment, s, target, jobs, fresh, realisations, only_map, **options
         )
     _report_run(s.name, summary)
+
+
+def _check_selected_count(s, max_cells: int, realisations: int | None, only_map) -> None:
+    """TooManyCells for a spec over ``--max-cells``, saying how many cells this run selects
+    (``--realisations``, ``--only``) beside the spec's count, which the limit applies to."""
+    from kernbench.runner.plan import TooManyCells, count_cells
+
+    n = count_cells(s)
+    if n > max_cells:
+        selected = count_cells(s, realisations=realisations, only=only_map)
+        raise TooManyCells(s.name, n, max_cells, selected=selected)
 
 
 def _report_run(name: str, summary: Any) -> None:
@@ -798,7 +829,10 @@ def significance(
 @app.command()
 @_guard
 def plot(
-    path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
+    path: Annotated[
+        Path | None,
+        typer.Argument(help="A results directory or a parent of several (not with --kind list)."),
+    ] = None,
     kind: Annotated[
         str, typer.Option("--kind", help="A plot kind (`--kind list` shows them all).")
     ] = "trace",
@@ -823,7 +857,15 @@ def plot(
             typer.echo(f"{name:<16} {getattr(builder, 'plot_help', '')}")
         return
     if kind not in PLOT_KINDS:
-        raise UsageError("--kind", f"unknown kind {kind!r} (available: {', '.join(PLOT_KINDS)})")
+        from kernbench.checking import _suggest
+
+        raise UsageError(
+            "--kind",
+            f"unknown kind {kind!r}{_suggest(kind, PLOT_KINDS)} (`--kind list` describes them: "
+            f"{', '.join(sorted(PLOT_KINDS))})",
+        )
+    if path is None:
+        raise UsageError("PATH", "missing: give a results directory (`kernbench plot DIR`)")
     stores = _stores_at(path)
     selection = _selection(spec)
     for directory in stores:
@@ -1046,20 +1088,22 @@ def _print_failed(p) -> None:
 def report(
     path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
     html: Annotated[
-        bool, typer.Option("--html", help="Write a self-contained report.html per directory.")
-    ] = False,
+        bool,
+        typer.Option(
+            "--html",
+            help="Write a self-contained report.html per directory (the one format: the default).",
+        ),
+    ] = True,
     reference: Annotated[
         bool, typer.Option("--reference/--no-reference", help="Published numbers beside ours.")
     ] = True,
 ) -> None:
     """Write a report per results directory: table, figures, provenance, failed cells.
 
-    Example: kernbench report results/ --html   (index.html links the pages of a tree)
+    Example: kernbench report results/   (index.html links the pages of a tree)
     """
     from kernbench.report.html import write_html_reports
 
-    if not html:
-        raise UsageError("--html", "give --html (the only report format so far)")
     pages = write_html_reports(path, reference=reference)
     if not pages:
         raise _no_store(path)
@@ -1078,6 +1122,8 @@ def methods(
     """List registered methods, or one method's parameters: default, allowed values, meaning.
 
     Examples: kernbench methods · kernbench methods cgens
+
+    A plug-in file's class: kernbench methods my_method:MyClass (the file my_method.py)
     """
     from kernbench.methods import default_params, registry
 
@@ -1136,6 +1182,7 @@ def _describe_method(name: str) -> None:
     from rich.table import Table
 
     from kernbench.methods.describe import describe_method
+    from kernbench.spec_types import PLUGIN_PREFIX
 
     try:
         cls, params = describe_method(name)
@@ -1143,6 +1190,10 @@ def _describe_method(name: str) -> None:
         raise UsageError("NAME", f"{exc.args[0]} (`kernbench methods` lists them)") from None
     summary = (inspect.getdoc(cls) or "").split("\n\n", 1)[0].replace("\n", " ")
     where = f"{cls.__module__}.{cls.__qualname__}"
+    if cls.__module__.startswith(PLUGIN_PREFIX):  # a plug-in file's class: the file, not a module
+        import sys
+
+        where = f"{sys.modules[cls.__module__].__file__}:{cls.__qualname__} (plug-in file)"
     out.print(f"[bold]{getattr(cls, 'registry_name', name)}[/] — {where}", highlight=False)
     out.print(escape(summary), highlight=False)
     path = getattr(cls, "path_param", None)

@@ -136,7 +136,9 @@ def compose_spec(
         base = compose_spec(base, base_path, depth + 1)
     if not isinstance(base, Mapping):
         raise ck.fail("extends", f"{base_path} is not a spec mapping")
-    out = {k: v for k, v in base.items() if k not in ("plugins", "catalog")}
+    # the base's title names the base's comparison: an extending spec without one is titled
+    # by its own name
+    out = {k: v for k, v in base.items() if k not in ("plugins", "catalog", "title")}
     for key, value in data.items():
         if key not in (*EXTENDS_KEYS, "datasets", "methods", "protocol"):
             out[key] = value
@@ -477,7 +479,8 @@ def _parse_methods(
         try:
             cls, source = resolve_estimator(est_name, plugins)
         except PluginError as exc:
-            hint = _suggest(est_name, names) if ":" not in est_name else ""
+            said = "did you mean" in str(exc)  # the registry's own suggestion: said once
+            hint = _suggest(est_name, names) if ":" not in est_name and not said else ""
             raise ck.fail(f"{path}.estimator", f"{exc}{hint}") from None
         _check_estimator_kind(ck, cls, est_name, kinds, f"{path}.estimator")
         params = ck.mapping(m.get("params", {}) or {}, f"{path}.params")
