@@ -93,3 +93,13 @@ def test_the_checker_finds_a_missing_file_and_a_missing_anchor(tmp_path):
         "a.md: c.md (no such file)",
         "a.md: #old-anchor (no heading with that id)",
     ]
+
+
+def test_the_own_data_page_answers_first():
+    """docs/own-data-and-reports.md opened with machine set-up; its first paragraph now says how
+    to run one's own data and share the result."""
+    text = (ROOT / "docs" / "own-data-and-reports.md").read_text(encoding="utf-8")
+    first = text.split("\n\n", 2)[1]
+    for needed in ("file:", "kernbench validate", "kernbench run", "kernbench report"):
+        assert needed in first, needed
+    assert text.index("## A data file of your own") < text.index("## Set-up on a bare machine")
