@@ -174,8 +174,8 @@ def run(
         bool,
         typer.Option(
             "--dry-run",
-            help="Print the plan, cell statuses and an estimate of the time from the store's "
-            "done cells (a pilot run's); compute nothing.",
+            help="Print the plan, cell statuses, the spec in brief and an estimate of the time "
+            "(from the store's done cells, else a cost model); compute nothing.",
         ),
     ] = False,
     realisations: Annotated[
@@ -444,10 +444,9 @@ def _print_plan(s, cells, statuses, target: Path, fresh: bool) -> None:
 
 
 def _print_plan_estimate(cells, statuses, target: Path, fresh: bool, jobs: int) -> None:
-    """The time the cells to run will take, from the store's done cells (a pilot run's)."""
-    from kernbench.runner.backends import worker_count
+    """The time the cells to run will take: from the store's done cells where it has timed
+    peers (a pilot run's), else from the cost model (:mod:`kernbench.cost`)."""
     from kernbench.store import STORE_FILE, Store
-    from kernbench.store.progress import format_seconds, plan_estimate
 
     to_run = [c for c in cells if fresh or statuses[c.cell_id] not in ("done", "skipped")]
     if not to_run:
@@ -456,27 +455,40 @@ def _print_plan_estimate(cells, statuses, target: Path, fresh: bool, jobs: int) 
     if (target / STORE_FILE).exists():
         with Store(target) as store:
             rows = store.summaries()
-    seconds, estimated, done = plan_estimate(
-        [(c.method.label, c.dataset.label) for c in to_run], rows
+    for line in _estimate_lines_of(to_run, rows, jobs):
+        out.print(line, highlight=False)
+
+
+def _estimate_lines_of(cells, rows, jobs: int) -> list[str]:
+    """What ``cells`` will take, as an estimate: cell time, wall time at ``--jobs``, idle and
+    under this machine's load, and where the numbers come from."""
+    from kernbench.cost import plan_cost
+    from kernbench.store.progress import format_seconds
+
+    cost = plan_cost(cells, rows, jobs=jobs)
+    model = cost.cells - cost.from_store
+    source = (
+        f"{cost.from_store} from the store's done cells, {model} from the cost model"
+        if cost.from_store
+        else "from the cost model, calibrated on recorded cells"
     )
-    if not estimated:
-        out.print(
-            f"estimate: none possible yet ({target} has no done cell of these methods; a pilot "
-            "run, e.g. --realisations 1, times them)",
-            highlight=False,
+    lines = [
+        f"estimate, not a measurement: the {cost.cells} cell(s) to run need ≈ "
+        f"{format_seconds(cost.cpu_seconds)} of CPU ({source}); ≈ "
+        f"{format_seconds(cost.wall_seconds)} at --jobs {jobs} on an idle machine "
+        f"({cost.workers} at once, start-up included)"
+    ]
+    if cost.loaded_wall_seconds > 1.2 * cost.wall_seconds:  # the cores are busy with other work
+        lines.append(
+            f"  ≈ {format_seconds(cost.loaded_wall_seconds)} at this machine's load "
+            f"({cost.load:.1f} on {cost.cores} cores)"
         )
-        return
-    workers = worker_count(jobs, len(to_run))
-    unknown = len(to_run) - estimated
-    out.print(
-        f"estimate, not a measurement, from {done} done cell(s): {estimated} of the "
-        f"{len(to_run)} cell(s) to run need ≈ {format_seconds(seconds)} of cell time, "
-        f"≈ {format_seconds(seconds / workers)} at --jobs {jobs}"
-        + (
-            f"; no estimate for {unknown} cell(s) (no done cell of their method)" if unknown else ""
-        ),
-        highlight=False,
-    )
+    if cost.uncalibrated:
+        lines.append(
+            f"  no recorded cells of {', '.join(cost.uncalibrated)}: costed as a median "
+            "method (a pilot run, e.g. --realisations 1, times them)"
+        )
+    return lines
 
 
 # -- merge ---------------------------------------------------------------------------------------
@@ -528,11 +540,17 @@ def validate(
         ),
     ] = True,
     max_cells: Annotated[int, _MAX_CELLS_OPTION] = DEFAULT_MAX_CELLS,
+    jobs: Annotated[
+        int,
+        typer.Option("--jobs", "-j", min=-1, help="Cells at once, for the time estimate."),
+    ] = -1,
 ) -> None:
     """Check specs without running anything: keys, values, cells, and (offline) the data.
 
     A dataset missing from the cache and the mirror ($KERNBENCH_MIRROR) is an error naming the
-    `kernbench data fetch ...` command (or the mirror setting) that makes it available.
+    `kernbench data fetch ...` command (or the mirror setting) that makes it available. Each spec
+    is summarised (data sets, methods, what it keeps of a spec it extends) with an estimate of
+    its run time at --jobs, from a cost model calibrated on recorded cells.
 
     Example: kernbench validate experiments/*.yaml
     """
@@ -560,6 +578,8 @@ def validate(
             highlight=False,
         )
         _print_summary(s, resolve_spec(spec), len(cells))
+        for line in _estimate_lines_of(cells, [], jobs):
+            out.print(line, highlight=False)
     if failed:
         raise typer.Exit(EXIT_USAGE)
 
@@ -1036,18 +1056,23 @@ def _estimate_lines(p) -> list[str]:
 
     est = p.estimate
     run = p.running
+    asked = _run_estimate_lines(p)  # what the run going on was asked to do, first
     if run and run["fresh"] and run["left"]:  # finished cells being computed again
         return [
             f"a --fresh run (pid {run['pid']}) is computing {run['cells']} cell(s) again: "
-            f"{run['left']} of them not yet recorded"
+            f"{run['left']} of them not yet recorded",
+            *asked,
         ]
+    if asked:
+        asked.append("the whole spec, this run's cells included:")
     if not est.cells:
-        return ["nothing remains to run"]
+        return [*asked, "nothing remains to run"]
     methods = ", ".join(est.unestimated_methods)
     why = f"no done cell yet of {methods}" if methods else "their methods are unknown, see the note"
     if est.cells == est.unestimated:
-        return [f"estimate: none possible yet ({why})"]
+        return [*asked, f"estimate: none possible yet ({why})"]
     lines = [
+        *asked,
         f"estimate, not a measurement: {est.cells - est.unestimated} of {est.cells} unfinished "
         f"cell(s) need ≈ {format_seconds(est.cell_seconds)} of cell time, "
         f"≈ {format_seconds(est.wall_seconds)} at --jobs {est.jobs}",
@@ -1058,6 +1083,27 @@ def _estimate_lines(p) -> list[str]:
     if est.unestimated:
         lines.append(f"  no estimate for {est.unestimated} cell(s): {why}")
     return lines
+
+
+def _run_estimate_lines(p) -> list[str]:
+    """The run going on: how many of the cells it was asked for (its --realisations, --only)
+    are left, and what they need (an estimate), before the whole spec's figures."""
+    from kernbench.store.progress import format_seconds
+
+    run, est = p.running, p.run_estimate
+    if run is None or est is None:
+        return []
+    head = (
+        f"the run going on (pid {run['pid']}) was asked for {run['cells']} cell(s): "
+        f"{est.cells} not yet recorded"
+    )
+    if not est.cells or est.cells == est.unestimated:
+        return [head + ("" if not est.cells else "; no estimate yet (no done cell of them)")]
+    some = "" if not est.unestimated else f" ({est.cells - est.unestimated} of them)"
+    return [
+        f"{head}; estimate, not a measurement{some}: ≈ {format_seconds(est.cell_seconds)} of "
+        f"cell time, ≈ {format_seconds(est.wall_seconds)} at --jobs {est.jobs}"
+    ]
 
 
 def _print_failed(p) -> None:
