@@ -1234,7 +1234,8 @@ def _describe_method(name: str) -> None:
         cls, params = describe_method(name)
     except KeyError as exc:
         raise UsageError("NAME", f"{exc.args[0]} (`kernbench methods` lists them)") from None
-    summary = (inspect.getdoc(cls) or "").split("\n\n", 1)[0].replace("\n", " ")
+    own = vars(cls).get("__doc__")  # its own: not a base's (scikit-learn's mixins have theirs)
+    summary = inspect.cleandoc(own or "(no docstring)").split("\n\n", 1)[0].replace("\n", " ")
     where = f"{cls.__module__}.{cls.__qualname__}"
     if cls.__module__.startswith(PLUGIN_PREFIX):  # a plug-in file's class: the file, not a module
         import sys

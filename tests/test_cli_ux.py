@@ -252,6 +252,13 @@ def test_methods_describes_a_class_of_a_plug_in_file(tmp_path, monkeypatch):
         assert "my_method.py:PolyLogReg (plug-in file)" in res.output
         assert "Logistic regression on polynomial features." in res.output
         assert re.search(r"degree\s+2\s+-\s+Degree of the features\.", res.output)
+    (tmp_path / "sub" / "bare.py").write_text(
+        "from sklearn.base import BaseEstimator, ClassifierMixin\n\n\n"
+        "class Bare(ClassifierMixin, BaseEstimator):\n    pass\n"
+    )
+    res = runner.invoke(app, ["methods", "sub/bare.py:Bare"], terminal_width=200)
+    assert res.exit_code == 0 and "(no docstring)" in res.output, res.output
+    assert "Mixin class" not in res.output  # not scikit-learn's ClassifierMixin's docstring
     res = runner.invoke(app, ["methods", "sub/my_method.py:Nope"])
     assert res.exit_code == 2 and "has no attribute 'Nope'" in res.output
 
