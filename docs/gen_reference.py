@@ -136,7 +136,7 @@ def key_sets() -> str:
     parts = [
         ("top level", spec.TOP_KEYS),
         ("top level of a spec that extends another", spec.EXTENDS_KEYS),
-        ("`remove` (with `extends`)", spec.REMOVE_KEYS),
+        ("`keep`, `remove` (with `extends`)", spec.REMOVE_KEYS),
         ("`datasets[i]` (a mapping)", spec.DATASET_KEYS),
         ("`datasets[i]`, only beside `file`", spec.FILE_DATASET_KEYS - {"file"}),
         ("`datasets[i].protocol` (overrides)", spec.PROTOCOL_KEYS - {"seed"}),

@@ -30,6 +30,25 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _flags_without_a_type() -> None:
+    """Typer's rich help prints a ``<bool>`` type beside every flag (``--fresh <bool>``), as if
+    the flag took a value; a flag takes none, so its type column is left empty."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "flags_without_a_type", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich.flags_without_a_type = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_without_a_type()
 # emoji off: a name such as ``:x:`` in a path or label is printed as written, never as an emoji
 out = Console(soft_wrap=True, emoji=False)
 err = Console(stderr=True, soft_wrap=True, emoji=False)
@@ -155,8 +174,8 @@ def run(
         bool,
         typer.Option(
             "--dry-run",
-            help="Print the plan, cell statuses and an estimate of the time from the store's "
-            "done cells (a pilot run's); compute nothing.",
+            help="Print the plan, cell statuses, the spec in brief and an estimate of the time "
+            "(from the store's done cells, else a cost model); compute nothing.",
         ),
     ] = False,
     realisations: Annotated[
@@ -236,12 +255,15 @@ def run(
         from kernbench.spec import load_spec
 
         s = load_spec(path)
+        _check_selected_count(s, max_cells, realisations, only_map)
         target = out_dir if out_dir is not None else default_out_dir(s)
         if dry_run:
-            check_cell_count(s, max_cells)  # the whole spec, counted before any cell is built
+            total = check_cell_count(s, max_cells)  # the whole spec, before any cell is built
             cells = plan_cells(s, realisations=realisations, only=only_map, max_cells=None)
             statuses = cell_statuses(s, target, cells)
             _print_plan(s, cells, statuses, target, fresh)
+            out.print(f"the spec (all {total} cells, before --realisations and --only):")
+            _print_summary(s, path, total)
             _print_plan_estimate(cells, statuses, target, fresh, jobs)
             return
         from kernbench.store import STORE_FILE
@@ -264,6 +286,17 @@ def run(
             run_experiment, s, target, jobs, fresh, realisations, only_map, **options
         )
     _report_run(s.name, summary)
+
+
+def _check_selected_count(s, max_cells: int, realisations: int | None, only_map) -> None:
+    """TooManyCells for a spec over ``--max-cells``, saying how many cells this run selects
+    (``--realisations``, ``--only``) beside the spec's count, which the limit applies to."""
+    from kernbench.runner.plan import TooManyCells, count_cells
+
+    n = count_cells(s)
+    if n > max_cells:
+        selected = count_cells(s, realisations=realisations, only=only_map)
+        raise TooManyCells(s.name, n, max_cells, selected=selected)
 
 
 def _report_run(name: str, summary: Any) -> None:
@@ -411,10 +444,9 @@ def _print_plan(s, cells, statuses, target: Path, fresh: bool) -> None:
 
 
 def _print_plan_estimate(cells, statuses, target: Path, fresh: bool, jobs: int) -> None:
-    """The time the cells to run will take, from the store's done cells (a pilot run's)."""
-    from kernbench.runner.backends import worker_count
+    """The time the cells to run will take: from the store's done cells where it has timed
+    peers (a pilot run's), else from the cost model (:mod:`kernbench.cost`)."""
     from kernbench.store import STORE_FILE, Store
-    from kernbench.store.progress import format_seconds, plan_estimate
 
     to_run = [c for c in cells if fresh or statuses[c.cell_id] not in ("done", "skipped")]
     if not to_run:
@@ -423,27 +455,40 @@ def _print_plan_estimate(cells, statuses, target: Path, fresh: bool, jobs: int) 
     if (target / STORE_FILE).exists():
         with Store(target) as store:
             rows = store.summaries()
-    seconds, estimated, done = plan_estimate(
-        [(c.method.label, c.dataset.label) for c in to_run], rows
+    for line in _estimate_lines_of(to_run, rows, jobs):
+        out.print(line, highlight=False)
+
+
+def _estimate_lines_of(cells, rows, jobs: int) -> list[str]:
+    """What ``cells`` will take, as an estimate: cell time, wall time at ``--jobs``, idle and
+    under this machine's load, and where the numbers come from."""
+    from kernbench.cost import plan_cost
+    from kernbench.store.progress import format_seconds
+
+    cost = plan_cost(cells, rows, jobs=jobs)
+    model = cost.cells - cost.from_store
+    source = (
+        f"{cost.from_store} from the store's done cells, {model} from the cost model"
+        if cost.from_store
+        else "from the cost model, calibrated on recorded cells"
     )
-    if not estimated:
-        out.print(
-            f"estimate: none possible yet ({target} has no done cell of these methods; a pilot "
-            "run, e.g. --realisations 1, times them)",
-            highlight=False,
+    lines = [
+        f"estimate, not a measurement: the {cost.cells} cell(s) to run need ≈ "
+        f"{format_seconds(cost.cpu_seconds)} of CPU ({source}); ≈ "
+        f"{format_seconds(cost.wall_seconds)} at --jobs {jobs} on an idle machine "
+        f"({cost.workers} at once, start-up included)"
+    ]
+    if cost.loaded_wall_seconds > 1.2 * cost.wall_seconds:  # the cores are busy with other work
+        lines.append(
+            f"  ≈ {format_seconds(cost.loaded_wall_seconds)} at this machine's load "
+            f"({cost.load:.1f} on {cost.cores} cores)"
         )
-        return
-    workers = worker_count(jobs, len(to_run))
-    unknown = len(to_run) - estimated
-    out.print(
-        f"estimate, not a measurement, from {done} done cell(s): {estimated} of the "
-        f"{len(to_run)} cell(s) to run need ≈ {format_seconds(seconds)} of cell time, "
-        f"≈ {format_seconds(seconds / workers)} at --jobs {jobs}"
-        + (
-            f"; no estimate for {unknown} cell(s) (no done cell of their method)" if unknown else ""
-        ),
-        highlight=False,
-    )
+    if cost.uncalibrated:
+        lines.append(
+            f"  no recorded cells of {', '.join(cost.uncalibrated)}: costed as a median "
+            "method (a pilot run, e.g. --realisations 1, times them)"
+        )
+    return lines
 
 
 # -- merge ---------------------------------------------------------------------------------------
@@ -495,11 +540,17 @@ def validate(
         ),
     ] = True,
     max_cells: Annotated[int, _MAX_CELLS_OPTION] = DEFAULT_MAX_CELLS,
+    jobs: Annotated[
+        int,
+        typer.Option("--jobs", "-j", min=-1, help="Cells at once, for the time estimate."),
+    ] = -1,
 ) -> None:
     """Check specs without running anything: keys, values, cells, and (offline) the data.
 
     A dataset missing from the cache and the mirror ($KERNBENCH_MIRROR) is an error naming the
-    `kernbench data fetch ...` command (or the mirror setting) that makes it available.
+    `kernbench data fetch ...` command (or the mirror setting) that makes it available. Each spec
+    is summarised (data sets, methods, what it keeps of a spec it extends) with an estimate of
+    its run time at --jobs, from a cost model calibrated on recorded cells.
 
     Example: kernbench validate experiments/*.yaml
     """
@@ -526,8 +577,22 @@ def validate(
             + (", data available" if data else ""),
             highlight=False,
         )
+        _print_summary(s, resolve_spec(spec), len(cells))
+        for line in _estimate_lines_of(cells, [], jobs):
+            out.print(line, highlight=False)
     if failed:
         raise typer.Exit(EXIT_USAGE)
+
+
+def _print_summary(s, path: Path, cells: int) -> None:
+    """The composed spec in a few lines: data sets, methods, protocol, what it keeps of a base."""
+    from kernbench.spec import load_spec
+    from kernbench.spec_summary import base_spec_path, summary_lines
+
+    found = base_spec_path(path)
+    base = load_spec(found[1], check_datasets=False) if found else None
+    for line in summary_lines(s, cells, base, found[0] if found else ""):
+        out.print(escape(printable(line)), highlight=False)
 
 
 def _check_data_offline(spec: Path, cells) -> None:
@@ -829,7 +894,10 @@ def significance(
 @app.command()
 @_guard
 def plot(
-    path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
+    path: Annotated[
+        Path | None,
+        typer.Argument(help="A results directory or a parent of several (not with --kind list)."),
+    ] = None,
     kind: Annotated[
         str, typer.Option("--kind", help="A plot kind (`--kind list` shows them all).")
     ] = "trace",
@@ -854,7 +922,15 @@ def plot(
             typer.echo(f"{name:<16} {getattr(builder, 'plot_help', '')}")
         return
     if kind not in PLOT_KINDS:
-        raise UsageError("--kind", f"unknown kind {kind!r} (available: {', '.join(PLOT_KINDS)})")
+        from kernbench.checking import _suggest
+
+        raise UsageError(
+            "--kind",
+            f"unknown kind {kind!r}{_suggest(kind, PLOT_KINDS)} (`--kind list` describes them: "
+            f"{', '.join(sorted(PLOT_KINDS))})",
+        )
+    if path is None:
+        raise UsageError("PATH", "missing: give a results directory (`kernbench plot DIR`)")
     stores = _stores_at(path)
     selection = _selection(spec)
     for directory in stores:
@@ -1025,18 +1101,23 @@ def _estimate_lines(p) -> list[str]:
 
     est = p.estimate
     run = p.running
+    asked = _run_estimate_lines(p)  # what the run going on was asked to do, first
     if run and run["fresh"] and run["left"]:  # finished cells being computed again
         return [
             f"a --fresh run (pid {run['pid']}) is computing {run['cells']} cell(s) again: "
-            f"{run['left']} of them not yet recorded"
+            f"{run['left']} of them not yet recorded",
+            *asked,
         ]
+    if asked:
+        asked.append("the whole spec, this run's cells included:")
     if not est.cells:
-        return ["nothing remains to run"]
+        return [*asked, "nothing remains to run"]
     methods = ", ".join(est.unestimated_methods)
     why = f"no done cell yet of {methods}" if methods else "their methods are unknown, see the note"
     if est.cells == est.unestimated:
-        return [f"estimate: none possible yet ({why})"]
+        return [*asked, f"estimate: none possible yet ({why})"]
     lines = [
+        *asked,
         f"estimate, not a measurement: {est.cells - est.unestimated} of {est.cells} unfinished "
         f"cell(s) need ≈ {format_seconds(est.cell_seconds)} of cell time, "
         f"≈ {format_seconds(est.wall_seconds)} at --jobs {est.jobs}",
@@ -1047,6 +1128,27 @@ def _estimate_lines(p) -> list[str]:
     if est.unestimated:
         lines.append(f"  no estimate for {est.unestimated} cell(s): {why}")
     return lines
+
+
+def _run_estimate_lines(p) -> list[str]:
+    """The run going on: how many of the cells it was asked for (its --realisations, --only)
+    are left, and what they need (an estimate), before the whole spec's figures."""
+    from kernbench.store.progress import format_seconds
+
+    run, est = p.running, p.run_estimate
+    if run is None or est is None:
+        return []
+    head = (
+        f"the run going on (pid {run['pid']}) was asked for {run['cells']} cell(s): "
+        f"{est.cells} not yet recorded"
+    )
+    if not est.cells or est.cells == est.unestimated:
+        return [head + ("" if not est.cells else "; no estimate yet (no done cell of them)")]
+    some = "" if not est.unestimated else f" ({est.cells - est.unestimated} of them)"
+    return [
+        f"{head}; estimate, not a measurement{some}: ≈ {format_seconds(est.cell_seconds)} of "
+        f"cell time, ≈ {format_seconds(est.wall_seconds)} at --jobs {est.jobs}"
+    ]
 
 
 def _print_failed(p) -> None:
@@ -1077,8 +1179,12 @@ def _print_failed(p) -> None:
 def report(
     path: Annotated[Path, typer.Argument(help="A results directory or a parent of several.")],
     html: Annotated[
-        bool, typer.Option("--html", help="Write a self-contained report.html per directory.")
-    ] = False,
+        bool,
+        typer.Option(
+            "--html",
+            help="Write a self-contained report.html per directory (the one format: the default).",
+        ),
+    ] = True,
     reference: Annotated[
         bool, typer.Option("--reference/--no-reference", help="Published numbers beside ours.")
     ] = True,
@@ -1102,13 +1208,11 @@ def report(
 ) -> None:
     """Write a report per results directory: table, statistics, figures, provenance, failed cells.
 
-    Example: kernbench report results/ --html   (index.html links the pages of a tree)
-    Example: kernbench report results/grand --html --control SVM-Perc
+    Example: kernbench report results/   (index.html links the pages of a tree)
+    Example: kernbench report results/grand --control SVM-Perc
     """
     from kernbench.report.html import write_html_reports
 
-    if not html:
-        raise UsageError("--html", "give --html (the only report format so far)")
     try:
         pages = write_html_reports(path, reference=reference, control=control, rope=rope)
     except ValueError as exc:
@@ -1132,6 +1236,8 @@ def methods(
     """List registered methods, or one method's parameters: default, allowed values, meaning.
 
     Examples: kernbench methods · kernbench methods cgens
+
+    A plug-in file's class: kernbench methods my_method:MyClass (the file my_method.py)
     """
     from kernbench.methods import default_params, registry
 
@@ -1190,13 +1296,19 @@ def _describe_method(name: str) -> None:
     from rich.table import Table
 
     from kernbench.methods.describe import describe_method
+    from kernbench.spec_types import PLUGIN_PREFIX
 
     try:
         cls, params = describe_method(name)
     except KeyError as exc:
         raise UsageError("NAME", f"{exc.args[0]} (`kernbench methods` lists them)") from None
-    summary = (inspect.getdoc(cls) or "").split("\n\n", 1)[0].replace("\n", " ")
+    own = vars(cls).get("__doc__")  # its own: not a base's (scikit-learn's mixins have theirs)
+    summary = inspect.cleandoc(own or "(no docstring)").split("\n\n", 1)[0].replace("\n", " ")
     where = f"{cls.__module__}.{cls.__qualname__}"
+    if cls.__module__.startswith(PLUGIN_PREFIX):  # a plug-in file's class: the file, not a module
+        import sys
+
+        where = f"{sys.modules[cls.__module__].__file__}:{cls.__qualname__} (plug-in file)"
     out.print(f"[bold]{getattr(cls, 'registry_name', name)}[/] — {where}", highlight=False)
     out.print(escape(summary), highlight=False)
     path = getattr(cls, "path_param", None)

@@ -22,6 +22,7 @@ from kernbench.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, 
 from kernbench.datasets.user import FILE_DATASET_KEYS  # a data file in place of a catalogue name
 from kernbench.errors import DataError
 from kernbench.records import VALUES
+from kernbench.spec_keep import SELECT_KEYS, refuse_relisted, select_from_base
 from kernbench.spec_types import (
     MAX_TIMEOUT_S,
     DatasetSpec,
@@ -37,7 +38,7 @@ _MAX_GRID = 10_000
 
 TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table", "catalog", "plugins"}
 #: keys only a spec that ``extends`` another has (resolved by :func:`compose_spec`)
-EXTENDS_KEYS = {"extends", "remove"}
+EXTENDS_KEYS = {"extends", "keep", "remove"}
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
 METHOD_KEYS = {"estimator", "params", "grid", "take"}
 TAKE_KEYS = {"from", "params"}
@@ -97,7 +98,7 @@ SPLIT_KEYS = (
     "per_class",
     "fallback",
 )
-REMOVE_KEYS = {"methods", "datasets"}
+REMOVE_KEYS = SELECT_KEYS  # what keep: and remove: name (kernbench.spec_keep)
 _MAX_EXTENDS = 8
 
 
@@ -105,10 +106,11 @@ def compose_spec(
     data: Mapping[str, Any], path: str | os.PathLike[str], depth: int = 0
 ) -> dict[str, Any]:
     """``extends: BASE`` (a shipped spec's name, or a file relative to this spec): the base's
-    datasets and methods, less ``remove: {methods: [...], datasets: [...]}``, plus this spec's
-    (a label of the base is replaced); the base's protocol under this spec's ``protocol`` keys,
-    except those that decide the splits (:data:`SPLIT_KEYS`), which stay the base's. The base's
-    table reference (published numbers of a paper's table) is dropped.
+    datasets and methods that ``keep: {methods: [...], datasets: [...]}`` keeps (all without it),
+    less ``remove:`` (both by table label or catalogue name, :mod:`kernbench.spec_keep`), plus
+    this spec's (a label of the base is replaced); the base's protocol under this spec's
+    ``protocol`` keys, except those that decide the splits (:data:`SPLIT_KEYS`), which stay the
+    base's. The base's table reference (published numbers of a paper's table) is dropped.
 
     Raises
     ------
@@ -134,36 +136,20 @@ def compose_spec(
         base = compose_spec(base, base_path, depth + 1)
     if not isinstance(base, Mapping):
         raise ck.fail("extends", f"{base_path} is not a spec mapping")
-    out = {k: v for k, v in base.items() if k not in ("plugins", "catalog")}
+    # the base's title names the base's comparison: an extending spec without one is titled
+    # by its own name
+    out = {k: v for k, v in base.items() if k not in ("plugins", "catalog", "title")}
     for key, value in data.items():
-        if key not in ("extends", "remove", "datasets", "methods", "protocol"):
+        if key not in (*EXTENDS_KEYS, "datasets", "methods", "protocol"):
             out[key] = value
     table = dict(out.get("table") or {})
     if "table" not in data:
         table.pop("reference", None)
     out["table"] = table
-    remove = ck.mapping(data.get("remove") or {}, "remove", "a mapping {methods, datasets}")
-    ck.known_keys(remove, REMOVE_KEYS, "remove")
-    methods = dict(ck.mapping(base.get("methods") or {}, "extends"))
-    for j, label in enumerate(remove.get("methods") or []):
-        if label not in methods:
-            raise ck.fail(
-                f"remove.methods[{j}]",
-                f"{base_name!r} has no method {_show(label)}{_suggest(str(label), methods)}",
-            )
-        del methods[label]
+    methods, datasets = select_from_base(ck, base_name, base, data)  # keep:, then remove:
+    refuse_relisted(ck, base_name, datasets, data)  # `datasets: [heart]` meant `keep:`
     methods.update(ck.mapping(data.get("methods") or {}, "methods"))
     out["methods"] = methods
-    datasets = list(base.get("datasets") or [])
-    labels = [_dataset_label(d) for d in datasets]
-    for j, label in enumerate(remove.get("datasets") or []):
-        if label not in labels:
-            raise ck.fail(
-                f"remove.datasets[{j}]",
-                f"{base_name!r} has no dataset {_show(label)}{_suggest(str(label), labels)}",
-            )
-        datasets = [d for d in datasets if _dataset_label(d) != label]
-        labels = [_dataset_label(d) for d in datasets]
     added = data.get("datasets") or []
     if not isinstance(added, list):
         raise ck.fail("datasets", f"expected a list of datasets to add, got {_show(added)}")
@@ -493,7 +479,8 @@ def _parse_methods(
         try:
             cls, source = resolve_estimator(est_name, plugins)
         except PluginError as exc:
-            hint = _suggest(est_name, names) if ":" not in est_name else ""
+            said = "did you mean" in str(exc)  # the registry's own suggestion: said once
+            hint = _suggest(est_name, names) if ":" not in est_name and not said else ""
             raise ck.fail(f"{path}.estimator", f"{exc}{hint}") from None
         _check_estimator_kind(ck, cls, est_name, kinds, f"{path}.estimator")
         params = ck.mapping(m.get("params", {}) or {}, f"{path}.params")

@@ -414,28 +414,33 @@ def test_signal_exit_statuses_are_documented():
     assert "| 130 |" in docs and "| 143 |" in docs
 
 
-def test_dry_run_estimates_the_run_from_a_pilot(tmp_path):
+def test_dry_run_estimates_the_run_from_a_pilot(tmp_path, monkeypatch):
+    import kernbench.cost as cost
+    from kernbench.cost_calibration import CALIBRATION
     from kernbench.runner.backends import worker_count
     from kernbench.store.progress import format_seconds
 
+    monkeypatch.setattr(cost, "machine_load", lambda: None)  # the idle figure only
     spec = write_spec(tmp_path, SPEC)
     out = tmp_path / "res"
     args = ["run", str(spec), "--out", str(out)]
-    res = runner.invoke(app, [*args, "--dry-run"])
-    assert res.exit_code == 0 and "estimate: none possible yet" in res.output
+    res = runner.invoke(app, [*args, "--dry-run"])  # before any cell: the cost model's estimate
+    text = " ".join(res.output.split())
+    assert res.exit_code == 0 and "(from the cost model, calibrated on recorded cells)" in text
     # the pilot: one realisation of every cell
     assert runner.invoke(app, [*args, "--jobs", "1", "--realisations", "1"]).exit_code == 0
     with Store(out) as st:
-        pilot = {(r["method"], r["dataset"]): r["finished_at"] - r["started_at"] for r in st.rows()}
-    # the second realisation's 4 cells: each the pilot's time of its method and dataset
+        pilot = {(r["method"], r["dataset"]): r["cpu_seconds"] for r in st.summaries()}
+    # the second realisation's 4 cells: each the pilot's CPU time of its method and dataset
     expected = sum(pilot.values())
     res = runner.invoke(app, [*args, "--jobs", "2", "--realisations", "2", "--dry-run"])
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())
-    assert "from 4 done cell(s): 4 of the 4 cell(s) to run" in text
-    assert f"≈ {format_seconds(expected)} of cell time" in text
+    assert "the 4 cell(s) to run need" in text
+    assert f"≈ {format_seconds(expected)} of CPU (4 from the store's done cells, 0 from" in text
     workers = worker_count(2, 4)  # 2 on a machine with two cores or more
-    assert f"≈ {format_seconds(expected / workers)} at --jobs 2" in text
+    wall = CALIBRATION["startup_s"] + max(expected / workers, max(pilot.values()))
+    assert f"≈ {format_seconds(wall)} at --jobs 2 on an idle machine" in text
 
 
 BAD_METHOD_SPEC = """

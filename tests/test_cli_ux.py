@@ -45,7 +45,8 @@ def test_only_accepts_an_estimator_name(tmp_path):
         terminal_width=200,
     )
     assert res.exit_code == 0, res.output
-    assert res.output.count("svm_stump") == 5 and "SVM-Perc" not in res.output
+    planned = res.output.split("\nthe spec (all ")[0]  # the cells; then the whole spec's summary
+    assert planned.count("svm_stump") == 5 and "SVM-Perc" not in planned
 
 
 def _catalogue_with_a_mirrored_file(tmp_path: Path) -> tuple[Path, Path]:
@@ -90,9 +91,11 @@ def test_validate_several_specs_checks_data_offline(tmp_path, monkeypatch):
     res = runner.invoke(app, ["validate", QUICKSTART, str(spec)])
     assert res.exit_code == 2
     assert "quickstart.yaml: ok — 5 datasets × 5 realisations × 4 methods = 100 cells" in res.output
-    assert f"error: {spec}: dataset(s) my-set not in the cache" in res.output
+    text = " ".join(res.output.split())
+    assert f"error: {spec}: `export KERNBENCH_MIRROR=DIR` (a local copy of the data)" in text
+    assert "1 dataset(s) not in the cache" in text
     assert "run `kernbench data fetch my-set`" in res.output
-    assert "`kernbench data fetch my-set --mirror DIR`" in res.output
+    assert "add `--mirror DIR` to copy from a local copy" in res.output
     assert "Traceback" not in res.output
     assert runner.invoke(app, ["validate", "--no-data", str(spec)]).exit_code == 0
     monkeypatch.setenv("KERNBENCH_MIRROR", str(mirror))
@@ -208,3 +211,86 @@ def test_run_announces_each_download_before_it_starts(tmp_path, monkeypatch):
     assert f"downloading far-set from {url} into {tmp_path / 'cache' / 'far-set'}, 1/1" in (
         res.output
     )
+
+
+# -- #48 part 5: the small things that cost a newcomer minutes -----------------------------------
+def test_a_method_typo_says_did_you_mean_once(tmp_path):
+    spec = tmp_path / "typo.yaml"
+    spec.write_text(yaml.safe_dump({"name": "t", "datasets": ["iris"], "methods": {
+        "A": {"estimator": "adabost"}}}))  # fmt: skip
+    res = runner.invoke(app, ["validate", "--no-data", str(spec)])
+    assert res.exit_code == 2 and res.output.count("did you mean") == 1, res.output
+    assert "'adaboost'" in res.output
+
+
+def test_plot_kind_list_needs_no_path_and_a_kind_typo_gets_a_suggestion():
+    from kernbench.report import PLOT_KINDS
+
+    res = runner.invoke(app, ["plot", "--kind", "list"])  # as `kernbench --help` writes it
+    assert res.exit_code == 0, res.output
+    assert [line.split()[0] for line in res.output.splitlines()] == sorted(PLOT_KINDS)
+    res = runner.invoke(app, ["plot", "results/x", "--kind", "cdd"])
+    assert res.exit_code == 2 and "unknown kind 'cdd'; did you mean 'cd'?" in res.output
+    res = runner.invoke(app, ["plot", "--kind", "cd"])
+    assert res.exit_code == 2 and "PATH: missing" in res.output
+
+
+def test_methods_describes_a_class_of_a_plug_in_file(tmp_path, monkeypatch):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "my_method.py").write_text(
+        "from sklearn.base import BaseEstimator, ClassifierMixin\n\n\n"
+        "class PolyLogReg(ClassifierMixin, BaseEstimator):\n"
+        '    """Logistic regression on polynomial features.\n\n'
+        "    Parameters\n    ----------\n    degree : int\n        Degree of the features.\n"
+        '    """\n\n'
+        "    def __init__(self, degree=2):\n        self.degree = degree\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    for name in ("sub/my_method.py:PolyLogReg", "sub/my_method:PolyLogReg"):
+        res = runner.invoke(app, ["methods", name], terminal_width=200)
+        assert res.exit_code == 0, res.output
+        assert "my_method.py:PolyLogReg (plug-in file)" in res.output
+        assert "Logistic regression on polynomial features." in res.output
+        assert re.search(r"degree\s+2\s+-\s+Degree of the features\.", res.output)
+    (tmp_path / "sub" / "bare.py").write_text(
+        "from sklearn.base import BaseEstimator, ClassifierMixin\n\n\n"
+        "class Bare(ClassifierMixin, BaseEstimator):\n    pass\n"
+    )
+    res = runner.invoke(app, ["methods", "sub/bare.py:Bare"], terminal_width=200)
+    assert res.exit_code == 0 and "(no docstring)" in res.output, res.output
+    assert "Mixin class" not in res.output  # not scikit-learn's ClassifierMixin's docstring
+    res = runner.invoke(app, ["methods", "sub/my_method.py:Nope"])
+    assert res.exit_code == 2 and "has no attribute 'Nope'" in res.output
+
+
+def test_no_flag_shows_a_bool_placeholder_in_help():
+    import typer.main
+
+    command = typer.main.get_command(app)
+    verbs = [[]] + [[name] for name in command.commands]
+    for verb in verbs:
+        res = runner.invoke(app, [*verb, "--help"], env={"COLUMNS": "200"})
+        assert res.exit_code == 0 and "--help" in res.output, verb
+        assert "<bool>" not in res.output, verb
+    res = runner.invoke(app, ["run", "--help"], env={"COLUMNS": "200"})
+    assert "<int range>" in res.output  # options that take a value keep their type
+
+
+def test_an_extending_spec_is_titled_by_its_own_name_not_the_bases(tmp_path):
+    from kernbench.spec import load_spec
+
+    spec = tmp_path / "mine.yaml"
+    spec.write_text(yaml.safe_dump({"extends": "grand", "name": "mine"}))
+    assert load_spec(spec, check_datasets=False).title == "mine"
+    spec.write_text(yaml.safe_dump({"extends": "grand", "name": "mine", "title": "Mine"}))
+    assert load_spec(spec, check_datasets=False).title == "Mine"
+
+
+def test_max_cells_counts_the_cells_this_run_selects_too(tmp_path):
+    args = ["run", QUICKSTART, "--max-cells", "1", "--realisations", "1", "--out", str(tmp_path)]
+    for extra in ([], ["--dry-run"]):
+        res = runner.invoke(app, [*args, *extra])
+        text = " ".join(res.output.split())
+        assert res.exit_code == 2, text
+        assert "the spec plans 100 cells (20 of them selected by --realisations/--only" in text
+    assert not list(tmp_path.iterdir())

@@ -474,3 +474,68 @@ def test_a_fresh_run_going_on_is_shown_instead_of_nothing_remains(store_dir):
     assert progress.running["fresh"] and progress.running["left"] == len(ids)  # none recorded
     assert "--fresh run" in res.output and "nothing remains to run" not in res.output, res.output
     assert read_progress(store_dir).running is None  # the lock released: no run going on
+
+
+def test_status_estimates_what_the_run_going_on_was_asked_to_do(store_dir):
+    """#48: during a run started with --realisations 1, status estimated every unfinished cell
+    of the spec (all 260 of uci_stumps') instead of the run's own; it now says both."""
+    import os
+    import time
+
+    from kernbench.store.lock import RunLock
+    from kernbench.store.sqlite import ACTIVE_RUN
+
+    _set_durations(store_dir, DURATIONS)
+    with Store(store_dir) as st:
+        rows = {(r["dataset"], r["realisation"], r["method"]): r["cell_id"] for r in st.rows()}
+    # the run going on was asked for twonorm's realisation 0 again (recorded before it started)
+    # and ada on breast_cancer realisation 0 (failed before it started): neither recorded since
+    asked = [("twonorm", 0, "svm"), ("breast_cancer", 0, "ada")]
+    record = {
+        "pid": os.getpid(),
+        "started_at": time.time(),
+        "fresh": False,
+        "cells": [rows[k] for k in asked],
+        "keys": [list(k) for k in asked],
+    }
+    with RunLock(store_dir):
+        with Store(store_dir) as st:
+            st.set_meta(ACTIVE_RUN, record)
+        progress = read_progress(store_dir, jobs=2)
+        res = runner.invoke(app, ["status", str(store_dir), "--jobs", "2"])
+    run = progress.run_estimate
+    assert run is not None and run.cells == 2 and run.unestimated == 0
+    assert run.cell_seconds == pytest.approx(100.0 + ADA_BC)  # svm twonorm's mean, ada scaled
+    text = " ".join(res.stdout.split())
+    assert (
+        f"the run going on (pid {os.getpid()}) was asked for 2 cell(s): 2 not yet recorded; "
+        f"estimate, not a measurement: ≈ {format_seconds(100.0 + ADA_BC)} of cell time, "
+        f"≈ {format_seconds((100.0 + ADA_BC) / 2)} at --jobs 2"
+    ) in text
+    assert "the whole spec, this run's cells included: estimate, not a measurement" in text
+    assert f"≈ {format_seconds(REMAINING)} of cell time" in text  # the whole spec's, as before
+
+
+def test_a_run_records_the_keys_of_the_cells_it_was_asked_for(tmp_path):
+    """What `status` reads to estimate the run going on: each cell's dataset, realisation and
+    method beside its id, for the cells this run computes (here --realisations 1 of 2)."""
+    from kernbench.runner.execute import run_experiment
+    from kernbench.spec import load_spec
+    from kernbench.store.sqlite import ACTIVE_RUN
+
+    spec = tmp_path / "progress.yaml"
+    spec.write_text(yaml.safe_dump({**SPEC, "datasets": SPEC["datasets"][1:]}), encoding="utf-8")
+    out = tmp_path / "res"
+    seen = []
+
+    def on_cell(rec) -> None:
+        with Store(out, readonly=True) as st:
+            seen.append(st.get_meta(ACTIVE_RUN))
+
+    run_experiment(load_spec(spec), out_dir=out, jobs=1, realisations=1, on_cell=on_cell)
+    record = seen[0]
+    assert sorted(map(tuple, record["keys"])) == [("twonorm", 0, "ada"), ("twonorm", 0, "svm")]
+    with Store(out) as st:
+        ids = {(r["dataset"], r["realisation"], r["method"]): r["cell_id"] for r in st.rows()}
+        assert st.get_meta(ACTIVE_RUN) is None  # cleared at the run's end
+    assert record["cells"] == [ids[tuple(k)] for k in record["keys"]]

@@ -452,25 +452,37 @@ def unavailable(
 
 
 def offline_hint(missing: Iterable[str]) -> str:
-    """What to run to make ``missing`` datasets available: the fetch and the mirror commands, and
-    each missing file with where it is downloaded from."""
+    """What to run to make ``missing`` datasets available, first; then which datasets and files
+    are missing, the first few of each with a count (one screen, however many are missing)."""
+    from kernbench.listing import cut_list
+
     names = sorted(set(missing))
     fetch = _fetch_command(names)
     root = os.environ.get("KERNBENCH_MIRROR") or None
-    where = f"the mirror {root}" if root else "a mirror (KERNBENCH_MIRROR is not set)"
+    if root:
+        fix = f"run `{fetch}` (downloads; add `--mirror DIR` to copy from a local copy)"
+        where = f"the mirror {root}"
+    else:
+        fix = (
+            f"`export KERNBENCH_MIRROR=DIR` (a local copy of the data), or run `{fetch}` "
+            "(downloads; add `--mirror DIR` to copy from a local copy)"
+        )
+        where = "a mirror (KERNBENCH_MIRROR is not set)"
     text = (
-        f"dataset(s) {', '.join(names)} not in the cache ({data_home()}) nor in {where}; run "
-        f"`{fetch}` (downloads), or use a local copy: `export KERNBENCH_MIRROR=DIR` "
-        f"(or `{fetch} --mirror DIR`)"
+        f"{fix}: {len(names)} dataset(s) not in the cache ({data_home()}) nor in {where}: "
+        f"{cut_list(names)}"
     )
     files = missing_files(names)
     if files:
-        text += "; missing file(s): " + "; ".join(
+        shown = [
             f"{f.path} (from {f.sources[0]['url'] if f.sources else 'no catalogued source'}"
             + (", no published checksum" if f.sha256 is None else "")
             + ")"
             for f in files
-        )
+        ]
+        text += f"; {len(files)} missing file(s): {cut_list(shown, 2, '; ')}"
+        if len(files) > 3:
+            text += " (`kernbench data info NAME` lists a dataset's files)"
     return text
 
 

@@ -12,11 +12,13 @@ import math
 import re
 from dataclasses import dataclass
 from numbers import Integral, Real
+from pathlib import Path
 from typing import Any
 
 from sklearn.utils._param_validation import Interval, Options, StrOptions, make_constraint
 
 from kernbench.methods.registry import default_params, registry
+from kernbench.spec_types import PluginFile
 
 __all__ = ["ParameterDoc", "describe_method", "docstring_parameters", "format_constraint"]
 
@@ -125,11 +127,12 @@ def describe_method(name: str) -> tuple[type, list[ParameterDoc]]:
     """
     by_class = {cls.__name__.lower(): cls for cls in registry().values()}
     cls = by_class.get(name.lower())
-    if cls is None:  # a registered name, an entry point or 'package.module:Class'
+    if cls is None:  # a registered name, an entry point, 'package.module:Class' or 'FILE:Class'
         from kernbench.methods.plugins import PluginError, resolve_estimator
 
+        name, plugins = _plugin_file(name)
         try:
-            cls = resolve_estimator(name)[0]
+            cls = resolve_estimator(name, plugins)[0]
         except PluginError as exc:
             raise KeyError(str(exc)) from None
     meanings = docstring_parameters(cls)
@@ -139,6 +142,17 @@ def describe_method(name: str) -> tuple[type, list[ParameterDoc]]:
         meaning = meanings.get(pname) or _borrowed_meaning(cls, pname, allowed, by_class)
         params.append(ParameterDoc(pname, default, allowed, meaning))
     return cls, params
+
+
+def _plugin_file(name: str) -> tuple[str, tuple[PluginFile, ...]]:
+    """``my_method:Class`` or ``path/my_method.py:Class`` naming a plug-in file that exists (as a
+    spec's ``plugins:`` does, relative to the current directory): ``("my_method:Class", (that
+    file,))``; any other name as it is, with no plug-in file."""
+    module, sep, attr = name.partition(":")
+    path = Path(module if module.endswith(".py") else f"{module}.py")
+    if not sep or not attr or not path.is_file():
+        return name, ()
+    return f"{path.stem}:{attr}", (PluginFile.read(path.resolve()),)
 
 
 def _allowed(cls: type, pname: str) -> str:

@@ -206,6 +206,7 @@ def run_experiment(
                 "started_at": time.time(),
                 "fresh": fresh,
                 "cells": [c.cell_id for c in todo],
+                "keys": [[c.dataset.label, c.realisation, c.method.label] for c in todo],
             },
         )
 

@@ -23,11 +23,18 @@ DEFAULT_MAX_CELLS = 100_000
 class TooManyCells(KernbenchError):
     """A spec that plans more cells than the limit (checked before any cell is built)."""
 
-    def __init__(self, name: str, n: int, limit: int) -> None:
+    def __init__(self, name: str, n: int, limit: int, selected: int | None = None) -> None:
         self.n = n
         self.limit = limit
+        self.selected = selected
+        some = (
+            f" ({selected:,} of them selected by --realisations/--only; the limit counts the "
+            "whole spec, whose plan the store records)"
+            if selected is not None and selected != n
+            else ""
+        )
         super().__init__(
-            f"{name}: the spec plans {n:,} cells, more than the limit of {limit:,}; check "
+            f"{name}: the spec plans {n:,} cells{some}, more than the limit of {limit:,}; check "
             f"n_realisations, datasets and methods, or raise the limit with --max-cells {n}"
         )
 
@@ -316,9 +323,10 @@ def _canonical_dataset(name: str) -> str | None:
 
 
 def _no_match(key: str, value: str, what: str, choices: list[str], spec: Spec) -> UsageError:
+    from kernbench.listing import cut_list
     from kernbench.spec import _suggest
 
-    shown = ", ".join(dict.fromkeys(choices))
+    shown = cut_list(dict.fromkeys(choices), 12)
     return UsageError(
         "--only",
         f"{key}={value} matches no {what} of {spec.name!r}{_suggest(value, choices)} "

@@ -171,6 +171,8 @@ class Progress:
     #: a run going on in the directory: ``{"pid", "host", "fresh", "cells", "left"}`` (its cells to
     #: compute, and how many of them it has not recorded yet), else None
     running: dict[str, Any] | None = None
+    #: what that run still has to do, estimated (:func:`run_estimate`), else None
+    run_estimate: Estimate | None = None
 
     @property
     def finished(self) -> int:
@@ -216,6 +218,7 @@ class Progress:
             "failed": [asdict(f) for f in self.failed],
             "notes": self.notes,
             "running": self.running,
+            "run_estimate": asdict(self.run_estimate) if self.run_estimate else None,
         }
 
 
@@ -241,7 +244,51 @@ def read_progress(directory: str | os.PathLike[str], *, jobs: int = 1) -> Progre
         immutable = False  # a run opened the store while we read it: read again, through the WAL
     progress = progress_of(spec, plan, rows, directory=directory, jobs=jobs)
     progress.running = _running(directory, active, rows)
+    if progress.running is not None:
+        progress.run_estimate = run_estimate(active, rows, jobs=jobs)
     return progress
+
+
+def run_estimate(
+    active: dict[str, Any], rows: list[dict[str, Any]], *, jobs: int = 1
+) -> Estimate | None:
+    """The estimate of what the run going on was asked to do (its ``--realisations`` and
+    ``--only``): its cells not recorded since it started, timed as :func:`progress_of` times the
+    plan's; None for a run that did not record its cells' keys (an older kernbench).
+
+    Parameters
+    ----------
+    active : dict
+        The store's ``active_run`` record: ``cells`` (ids), ``keys`` (dataset, realisation,
+        method of each), ``started_at``.
+    rows : list of dict
+        The store's cell rows (:meth:`Store.summaries`).
+    jobs : int
+    """
+    ids, keys = active.get("cells") or [], active.get("keys")
+    if not isinstance(keys, list) or len(keys) != len(ids):
+        return None
+    started = float(active.get("started_at") or 0.0)
+    recorded = {r["cell_id"] for r in rows if (r.get("finished_at") or 0.0) >= started}
+    left = [
+        (str(d), str(m)) for cid, (d, _, m) in zip(ids, keys, strict=True) if cid not in recorded
+    ]
+    estimate_of = cell_time_estimator(done_times(rows))
+    timed = [(m, estimate_of(m, d)) for d, m in left]
+    seconds = sum(t for _, (t, _) in timed if t is not None)
+    sources = [src for _, (t, src) in timed if t is not None]
+    missing = [m for m, (t, _) in timed if t is None]
+    return Estimate(
+        cells=len(left),
+        by_dataset_mean=sources.count("pair"),
+        by_scaled=sources.count("scaled"),
+        by_method_mean=sources.count("method"),
+        unestimated=len(missing),
+        unestimated_methods=sorted(set(missing)),
+        cell_seconds=seconds,
+        jobs=jobs,
+        wall_seconds=seconds / jobs,
+    )
 
 
 def _running(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import http.server
+import re
 import threading
 from pathlib import Path
 
@@ -297,3 +298,20 @@ def test_a_host_that_does_not_resolve_fails_at_once(monkeypatch, tmp_path):
     with pytest.raises(DataError, match="cannot resolve its host .*no network"):
         download("https://example.invalid/x.csv", tmp_path / "x.csv")
     assert calls == ["open"]  # no retry, no wait
+
+
+def test_the_offline_hint_for_grand_fits_a_screen_and_gives_the_fix_first(monkeypatch):
+    """#48: validating a spec extending grand without a mirror printed one 72,362-character
+    line listing every file of 25 data sets, the fix buried in it."""
+    from typer.testing import CliRunner
+
+    from kernbench.cli import app
+
+    monkeypatch.delenv("KERNBENCH_MIRROR", raising=False)
+    res = CliRunner().invoke(app, ["validate", "grand"], terminal_width=100)
+    assert res.exit_code == 2
+    text = " ".join(res.output.split())
+    assert text.startswith("error: grand: `export KERNBENCH_MIRROR=DIR` (a local copy of the data)")
+    assert "25 dataset(s) not in the cache" in text and "heart and 20 more" in text
+    assert re.search(r"\d+ missing file\(s\): .* and \d+ more \(`kernbench data info NAME`", text)
+    assert len(text) < 1200

@@ -179,13 +179,13 @@ def test_a_cut_isolet_file_is_one_line_naming_it(cache, compress_z):
 @pytest.mark.parametrize(
     ("spec", "files"),
     [
-        ("exrm_table1_paper_data.yaml", ["libsvm/german.numer_scale", "libsvm/splice.t"]),
+        ("exrm_table1_paper_data.yaml", ["libsvm/australian_scale"]),
         ("cgboost_table3_4_paper_data.yaml", ["covtype/covtype.data.gz", "libsvm/mnist.t.bz2"]),
-        ("cgens_table3_paper_data.yaml", ["libsvm/dna.scale.t", "libsvm/usps.bz2"]),
+        ("cgens_table3_paper_data.yaml", ["libsvm/dna.scale.t"]),
         ("cgens_fig2_paper_data.yaml", ["libsvm/mnist.bz2", "libsvm/mnist.t.bz2"]),
         (
             "multiboost_cw_paper_data.yaml",
-            ["isolet/isolet1+2+3+4.data.Z", "isolet/isolet5.data.Z", "libsvm/usps.t.bz2"],
+            ["isolet/isolet1+2+3+4.data.Z", "isolet/isolet5.data.Z"],
         ),
     ],
 )

@@ -164,7 +164,8 @@ def test_cli_report_html(reference_store, tmp_path):
     res = runner.invoke(app, ["report", str(reference_store), "--html"])
     assert res.exit_code == 0, res.output
     assert str(reference_store / "report.html") in res.output
-    assert runner.invoke(app, ["report", str(reference_store)]).exit_code == 2
+    res = runner.invoke(app, ["report", str(reference_store)])  # HTML, the one format: no flag
+    assert res.exit_code == 0 and str(reference_store / "report.html") in res.output
     res = runner.invoke(app, ["report", str(tmp_path / "nothing"), "--html"])
     assert res.exit_code == 2 and "no such file or directory" in res.output
 

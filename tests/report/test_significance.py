@@ -254,8 +254,8 @@ def test_html_report_with_a_control_has_a_verdict_table(make_store, spec_dict, a
     assert "rope ± 0.5" in section
     assert "Verdict against" not in significance_html(directory, value="test_error")
     runner = CliRunner()
-    res = runner.invoke(app, ["report", str(directory), "--html", "--control", "A"])
+    res = runner.invoke(app, ["report", str(directory), "--control", "A"])
     assert res.exit_code == 0, res.output
     assert "Verdict against A" in (directory / "report.html").read_text(encoding="utf-8")
-    res = runner.invoke(app, ["report", str(directory), "--html", "--control", "Z"])
+    res = runner.invoke(app, ["report", str(directory), "--control", "Z"])
     assert res.exit_code == 2 and "Traceback" not in res.output and "'Z'" in res.output
