@@ -55,6 +55,7 @@ __all__ = [
     "close_local_cluster",
     "ends_with_command",
     "local_cluster",
+    "local_parallel",
     "preload_cell_modules",
     "start_early",
     "start_fork_server",
@@ -73,7 +74,8 @@ CELL_MODULES = ("kernbench.datasets", "kernbench.methods", "kernbench.runner.sel
 #: near its memory limit stays on, at 0.5 s instead of 0.1 s. The workers' environment keeps
 #: Dask's one BLAS thread per worker but not its ``MALLOC_TRIM_THRESHOLD_``: setting that turns
 #: off glibc's adaptive mmap threshold, and each temporary array above 128 KiB is then mapped
-#: and page-faulted anew. The workers import :data:`CELL_MODULES` before they join.
+#: and page-faulted anew. The workers import :data:`CELL_MODULES` before they join, and each
+#: watches its parent process (:mod:`kernbench.runner.worker_setup`): none outlives a killed run.
 QUIET_LOCAL_CLUSTER: dict[str, Any] = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
@@ -85,8 +87,22 @@ QUIET_LOCAL_CLUSTER: dict[str, Any] = {
         "MKL_NUM_THREADS": 1,
         "OPENBLAS_NUM_THREADS": 1,
     },
-    "distributed.worker.preload": list(CELL_MODULES),
+    "distributed.worker.preload": [*CELL_MODULES, "kernbench.runner.worker_setup"],
 }
+
+
+def local_parallel(n_jobs: int, **options: Any) -> Any:
+    """joblib's ``Parallel`` on loky's reusable workers, each of which runs
+    :func:`kernbench.runner.worker_setup.worker_start` before its first task (it ends with its
+    parent, even a killed one). Every local pool of a run is made here, so that the run's own call
+    reuses the workers the early call started (loky replaces a pool whose initializer differs).
+    """
+    from joblib import Parallel, parallel_config
+
+    from kernbench.runner.worker_setup import worker_start
+
+    with parallel_config(backend="loky", initializer=worker_start):
+        return Parallel(n_jobs=n_jobs, **options)
 
 
 def preload_cell_modules() -> int:
@@ -199,7 +215,7 @@ class EarlyWorkers:
             if self.backend == "dask":
                 self._cluster = local_cluster(self.workers)
             else:
-                from joblib import Parallel, delayed
+                from joblib import delayed
 
                 if self._closing.is_set():
                     return
@@ -207,7 +223,7 @@ class EarlyWorkers:
                 # pre_dispatch "all": the few tasks are sent at once, and joblib does not
                 # ast.parse its default "2*n_jobs" in this thread while the driver runs on (see
                 # the module doc: gh-106905)
-                Parallel(n_jobs=self.workers, batch_size=1, pre_dispatch="all")(tasks)
+                local_parallel(self.workers, batch_size=1, pre_dispatch="all")(tasks)
         except BaseException:  # noqa: BLE001 - met again, and reported, by the run
             pass
 

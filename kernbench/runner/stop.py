@@ -30,6 +30,7 @@ __all__ = [
     "install",
     "leave",
     "leave_now",
+    "note_interrupts",
     "raise_if_stopping",
     "reset",
     "signals_stop",
@@ -37,7 +38,11 @@ __all__ = [
 ]
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: seconds from the first stop signal to the end of the command line's process, whatever it is
+#: doing then (a container's grace period before its SIGKILL is 10 s with ``docker stop``)
+STOP_GRACE_S = 8.0
 _received: list[int] = []
+_deadline: list[threading.Thread] = []  # the command line's: armed by install()
 
 
 def stop_signal() -> int | None:
@@ -59,15 +64,49 @@ def _handler(signum: int, frame: object) -> None:
     # a second signal stops the clean-up too: the store is transactional, so the cells it had
     # not yet marked ``interrupted`` merely stay pending, and a rerun computes them
     _received.append(signum)
+    if _deadline and not _deadline[0].is_alive() and _deadline[0].ident is None:
+        _deadline[0].start()
     raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+def _end_at_deadline() -> None:
+    """The command line's last resort after a stop signal: if the process has not ended within
+    :data:`STOP_GRACE_S` (clean-up stuck in a library's close), end it and its processes now.
+    The store is transactional: a cell not yet recorded as ``interrupted`` stays pending."""
+    threading.Event().wait(STOP_GRACE_S)
+    from kernbench.runner.reaping import end_descendants
+
+    with contextlib.suppress(Exception):
+        end_descendants()
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+    os._exit(exit_status())
 
 
 def install() -> None:
     """Route SIGINT and SIGTERM through the stop handler for the rest of the process (main thread
-    only; the command line calls it first thing)."""
+    only; the command line calls it first thing). The process then ends at the latest
+    :data:`STOP_GRACE_S` after the first stop signal."""
     if threading.current_thread() is threading.main_thread():
+        if not _deadline:
+            _deadline.append(
+                threading.Thread(target=_end_at_deadline, name="kernbench-stop", daemon=True)
+            )
         for sig in STOP_SIGNALS:
             signal.signal(sig, _handler)
+
+
+def _noting_handler(signum: int, frame: object) -> None:
+    _received.append(signum)
+    raise KeyboardInterrupt
+
+
+def note_interrupts() -> None:
+    """In a worker: a SIGINT raises ``KeyboardInterrupt`` as Python's default handler does, and
+    is noted (:func:`stop_signal`), so that a cell tells a Ctrl-C from a method that raises
+    ``KeyboardInterrupt`` itself (main thread only; SIGTERM keeps its default action)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _noting_handler)
 
 
 @contextlib.contextmanager
@@ -94,11 +133,33 @@ def raise_if_stopping(exc: BaseException) -> None:
 
 
 def leave_now() -> NoReturn:
-    """End the process with :func:`exit_status` once the exit handlers have run, skipping the
-    interpreter's final garbage collection of every module (seconds after a run has loaded the
-    numerical stack): a stopped job must be gone promptly. Only for the command line, after the
-    store is closed."""
+    """End the process with :func:`exit_status` at once, and every process it started with it.
+
+    Every process below this one is killed first (:func:`kernbench.runner.reaping.
+    end_descendants`): workers that the signal did not reach (it was sent to this process
+    alone, as ``docker stop`` and Kubernetes send it) would otherwise keep the interpreter's
+    exit waiting on them. Then, with the standard error closed (what the dying workers' and
+    libraries' threads might still say is no message of the run's), the exit handlers run and
+    the process ends without the interpreter's final garbage collection of every module
+    (seconds after a run has loaded the numerical stack). Only for the command line, after the
+    store is closed and the last line printed."""
+    from kernbench.runner.reaping import end_descendants
+
+    end_descendants()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+    threading.Thread(target=_end_soon, args=(exit_status(),), daemon=True).start()
     _exit(exit_status())
+
+
+def _end_soon(status: int, after_s: float = 5.0) -> None:
+    """End the process with ``status`` after ``after_s`` (exit handlers that hang)."""
+    threading.Event().wait(after_s)
+    os._exit(status)
 
 
 def leave(status: int) -> NoReturn:
