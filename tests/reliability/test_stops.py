@@ -72,3 +72,26 @@ def test_no_process_of_a_sigkilled_dask_run_outlives_it(tmp_path):
                             wait_for=3)  # fmt: skip
     assert len(trial.started) >= 3
     assert trial.left == [], trial
+
+
+#: a plug-in file that is stopped while it loads: SIGTERM lands inside its import
+STOPPED_PLUGIN = """
+import os
+import signal
+import time
+
+os.kill(os.getpid(), signal.SIGTERM)
+time.sleep(30)
+"""
+
+
+def test_a_stop_while_a_plugin_file_loads_is_a_stop_and_validate_says_only_interrupted(
+    tmp_path,
+):
+    (tmp_path / "slow.py").write_text(STOPPED_PLUGIN)
+    spec = rh.write_plugin_spec(tmp_path, ("none",))
+    text = spec.read_text().replace("- hostile.py", "- hostile.py\n- slow.py")
+    spec.write_text(text)
+    done = rh.run_cli("validate", "--no-data", str(spec), limit_s=HANG_S)
+    assert done.returncode == 143, done.stderr  # not exit 2 blaming the plug-in
+    assert done.stderr.strip() == "interrupted"  # validate runs no cells: none to save
