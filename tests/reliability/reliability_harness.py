@@ -651,8 +651,10 @@ class Hostile(ClassifierMixin, BaseEstimator):
 
 #: hostile acts whose cell must fail while the run goes on
 EXIT_ACTS = ("exit", "os_exit", "interrupt")
-#: hostile acts that change the process's state and must not reach other cells or the run
-STATE_ACTS = ("chdir", "env", "path", "signal", "none")
+#: hostile acts that change the process's state and must not reach other cells or the run (a
+#: signal handler, "signal", can be set only in a main thread: not on Dask, whose cells run in
+#: worker threads; tests/runner/test_cell_state.py checks it)
+STATE_ACTS = ("chdir", "env", "path", "none")
 
 
 def write_plugin_spec(
@@ -769,10 +771,10 @@ def pid_signal_trial(
     end. Returns the exit status, the seconds from the signal to the end, and which of the
     processes it had started were still running 10 s after it ended."""
     proc = start_run(spec_path, out, *extra, env=env)
-    phase = "start-up"
+    phase = f"{after_s:.1f} s after the start"
     if rows:
         wait_rows(proc, out, rows)
-        phase = f"after {rows} row(s)"
+        phase = f"{after_s:.1f} s after {rows} row(s)"
     time.sleep(after_s)
     started = process_tree(proc.pid)
     t0 = time.monotonic()
