@@ -11,6 +11,13 @@ Python runs a signal handler between bytecodes, so a signal that lands inside co
 pending ``KeyboardInterrupt`` into another exception (numba reports ``SystemError: ... returned a
 result with an exception set``). A cell that fails while a stop is requested is therefore not a
 failure of the cell: :func:`raise_if_stopping` turns it back into the interrupt.
+
+``docker stop``, Kubernetes and many schedulers signal the main process alone, never its
+workers. The command line therefore ends every process below it once the store is closed
+(:func:`leave_now`), and, from the first stop signal on, gives itself :data:`STOP_GRACE_S`
+seconds at most: a clean-up stuck in a library's close does not outlast a container's grace
+period. A worker tells a Ctrl-C from a method's own ``KeyboardInterrupt`` by
+:func:`note_interrupts`.
 """
 
 from __future__ import annotations
@@ -64,7 +71,7 @@ def _handler(signum: int, frame: object) -> None:
     # a second signal stops the clean-up too: the store is transactional, so the cells it had
     # not yet marked ``interrupted`` merely stay pending, and a rerun computes them
     _received.append(signum)
-    if _deadline and not _deadline[0].is_alive() and _deadline[0].ident is None:
+    if _deadline and _deadline[0].ident is None:  # the first stop: the clock starts
         _deadline[0].start()
     raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
 
@@ -79,6 +86,11 @@ def _end_at_deadline() -> None:
     with contextlib.suppress(Exception):
         end_descendants()
     with contextlib.suppress(OSError):
+        os.write(
+            2,
+            f"interrupted; the clean-up did not end within {STOP_GRACE_S:g} s: the cells still "
+            "in flight stay pending (rerun to resume)\n".encode(),
+        )
         os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
     os._exit(exit_status())
 

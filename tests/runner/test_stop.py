@@ -63,3 +63,26 @@ def test_leave_ends_as_the_interpreter_would_less_its_teardown(tmp_path):
     assert proc.stdout == "x" * 10000 + "\n"
     assert (tmp_path / "atexit").read_text() == "ran"
     assert (tmp_path / "thread").read_text() == "ran"
+
+
+#: a command line whose clean-up hangs after a stop (as a library's close can)
+HANGING_CLEANUP = """
+import os, signal, time
+from kernbench.runner import stop
+stop.STOP_GRACE_S = 0.5
+stop.install()
+try:
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(600)
+except KeyboardInterrupt:
+    while True:  # the clean-up never ends
+        time.sleep(0.01)
+"""
+
+
+def test_a_stopped_command_line_ends_within_the_grace_period_whatever_hangs():
+    done = subprocess.run(
+        [sys.executable, "-c", HANGING_CLEANUP], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 143
+    assert "the clean-up did not end within 0.5 s" in done.stderr
