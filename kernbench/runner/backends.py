@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import logging
 import os
 import time
 import traceback
@@ -33,6 +32,7 @@ from kernbench.runner.early_workers import (
     close_local_cluster,
     local_cluster,
     local_parallel,
+    quiet_logger,
     take_cluster,
     wait_for_local_workers,
 )
@@ -432,7 +432,7 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
             close_local_cluster(cluster)
         return
     # distributed logs a traceback per failed reconnection; the run ends with one line instead
-    with _quiet_logger("distributed"):
+    with quiet_logger("distributed"):
         try:
             client = Client(scheduler, timeout="20s")
         except (OSError, TimeoutError) as exc:
@@ -441,21 +441,6 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
             ) from None
         with client:
             yield client
-
-
-@contextlib.contextmanager
-def _quiet_logger(name: str) -> Iterator[None]:
-    """Silence logger ``name`` and its children (distributed sets levels on each of them)."""
-    names = [name] + [n for n in logging.root.manager.loggerDict if n.startswith(name + ".")]
-    loggers = [logging.getLogger(n) for n in names]
-    levels = [lg.level for lg in loggers]
-    for lg in loggers:
-        lg.setLevel(logging.CRITICAL + 1)
-    try:
-        yield
-    finally:
-        for lg, level in zip(loggers, levels, strict=True):
-            lg.setLevel(level)
 
 
 #: seconds a scheduler has to accept a connection and to send its first bytes

@@ -46,6 +46,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "local_cluster",
     "local_parallel",
     "preload_cell_modules",
+    "quiet_logger",
     "start_early",
     "start_fork_server",
     "stop_local_workers",
@@ -161,6 +163,21 @@ def local_cluster(workers: int) -> Any:
         )
 
 
+@contextlib.contextmanager
+def quiet_logger(name: str) -> Iterator[None]:
+    """Silence logger ``name`` and its children (distributed sets levels on each of them)."""
+    names = [name] + [n for n in logging.root.manager.loggerDict if n.startswith(name + ".")]
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
 def close_local_cluster(cluster: Any) -> None:
     """Close a cluster of :func:`local_cluster` at once: its worker processes are killed, then it
     is closed.
@@ -169,8 +186,14 @@ def close_local_cluster(cluster: Any) -> None:
     interpreter's teardown (about a second with the numerical stack loaded) while this process
     waits. Once a run has its results nothing in the workers is needed, as for loky's
     (:func:`stop_local_workers`). Each nanny is first told that the cluster is closing, so that
-    it does not start a new worker in place of the one killed.
+    it does not start a new worker in place of the one killed. What Dask logs meanwhile (the
+    traceback of a nanny whose restart of a worker is cancelled) is not shown: the run is over.
     """
+    with quiet_logger("distributed"):  # a nanny restarting a worker that a method ended
+        _close_local_cluster(cluster)
+
+
+def _close_local_cluster(cluster: Any) -> None:
     nannies = list(getattr(cluster, "workers", {}).values())
     for nanny in nannies:
         with contextlib.suppress(Exception):
