@@ -1,8 +1,9 @@
 """The ``kernbench`` command line: thin verbs that parse arguments and call the library.
 
-Exit codes: 0 all good; 1 some cells failed; 2 usage, spec or data error (message on stderr, no
-traceback unless ``--debug``); 3 internal error; 130 stopped by SIGINT (Ctrl-C), 143 stopped by
-SIGTERM (128 + the signal's number, as a shell reports a process the signal killed).
+Exit codes: 0 all good (a run: every planned cell done); 1 some cells failed; 2 usage, spec or
+data error (message on stderr, no traceback unless ``--debug``); 3 internal error; 130 stopped
+by SIGINT (Ctrl-C), 143 stopped by SIGTERM (128 + the signal's number, as a shell reports a
+process the signal killed).
 """
 
 from __future__ import annotations
