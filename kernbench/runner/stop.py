@@ -50,6 +50,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STOP_GRACE_S = 8.0
 _received: list[int] = []
 _deadline: list[threading.Thread] = []  # the command line's: armed by install()
+_first: list[int] = []  # the command line's first stop signal (never forgotten by reset())
 
 
 def stop_signal() -> int | None:
@@ -64,7 +65,7 @@ def reset() -> None:
 
 def exit_status() -> int:
     """The command line's exit status after a stop: ``128 + signal`` (130 without a signal)."""
-    return 128 + (stop_signal() or signal.SIGINT)
+    return 128 + (stop_signal() or (_first[0] if _first else signal.SIGINT))
 
 
 def _handler(signum: int, frame: object) -> None:
@@ -72,6 +73,7 @@ def _handler(signum: int, frame: object) -> None:
     # not yet marked ``interrupted`` merely stay pending, and a rerun computes them
     _received.append(signum)
     if _deadline and _deadline[0].ident is None:  # the first stop: the clock starts
+        _first.append(signum)
         _deadline[0].start()
     raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
 
@@ -92,7 +94,7 @@ def _end_at_deadline() -> None:
             "in flight stay pending (rerun to resume)\n".encode(),
         )
         os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
-    os._exit(exit_status())
+    os._exit(128 + (_first[0] if _first else signal.SIGINT))
 
 
 def install() -> None:
@@ -128,6 +130,8 @@ def signals_stop() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    if _first:  # the command line was stopped already (a library swallowed the interrupt)
+        raise KeyboardInterrupt(f"signal {signal.Signals(_first[0]).name}")
     reset()
     previous = {sig: signal.signal(sig, _handler) for sig in STOP_SIGNALS}
     try:

@@ -86,3 +86,28 @@ def test_a_stopped_command_line_ends_within_the_grace_period_whatever_hangs():
     )
     assert done.returncode == 143
     assert "the clean-up did not end within 0.5 s" in done.stderr
+
+
+#: a command line whose stop is swallowed by a library before the run's own loop begins
+SWALLOWED = """
+import os, signal, sys
+from kernbench.runner import stop
+stop.install()
+try:
+    os.kill(os.getpid(), signal.SIGTERM)
+    signal.pause()
+except KeyboardInterrupt:
+    pass  # a library's `except BaseException`
+try:
+    with stop.signals_stop():
+        print("the run went on", flush=True)
+except KeyboardInterrupt:
+    print("stopped", stop.exit_status(), flush=True)
+"""
+
+
+def test_a_stop_swallowed_before_the_run_still_stops_it_with_the_signals_status():
+    done = subprocess.run(
+        [sys.executable, "-c", SWALLOWED], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.split() == ["stopped", "143"], done.stdout + done.stderr
