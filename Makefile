@@ -101,7 +101,7 @@ verify: $(STAMP) ## rerun a sample of each published page's cells and compare wi
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PYTHON) $$f || exit 1; done
 
-faults: $(STAMP) ## fault harness: kills, fuzzed specs, Dask, signals, worker kills, silent schedulers, huge inputs, symlinks
+faults: $(STAMP) ## fault harness: kills, fuzzed specs, Dask, signals, worker kills, silent schedulers, huge inputs, symlinks, plug-ins, PID-only signals
 	$(PYTHON) benchmarks/fault_harness.py
 
 # reproduce runs every paper's target except reproduce-cgboost, which takes hours (≈ 6-7 h on one core,

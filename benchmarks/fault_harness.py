@@ -1,4 +1,4 @@
-"""Fault harness (issues 6, 17 and 35): kill trials, fuzzed and hostile specs, store and disk
+"""Fault harness (issues 6, 17, 35 and 46): kill trials, fuzzed and hostile specs, store and disk
 faults, Dask worker and scheduler kills, signals in compiled code, killed local workers, silent
 schedulers, huge and endless inputs, planted symlinks, with a summary table. ``make faults`` runs
 it (about 25 min on an idle 2-core machine; ``--only-edges`` runs the issue-35 families alone).
@@ -34,9 +34,19 @@ it (about 25 min on an idle 2-core machine; ``--only-edges`` runs the issue-35 f
 
 Writes one row per trial to ``benchmarks/results/fault_harness.csv`` and prints the summary.
 
+* **plug-ins** (issue 46): methods whose ``fit`` calls ``sys.exit``, ``os._exit``, raises
+  ``KeyboardInterrupt``, moves the working directory, changes the environment, ``sys.path`` or a
+  signal handler, or draws from the global ``numpy.random``, at ``--jobs 1``, ``--jobs 2``, with
+  ``--timeout`` and on Dask: exit 1 (never 0) with those cells ``failed``, every other cell done
+  with the same numbers in every mode, nothing written outside the results directory;
+* **PID-only signals** (issue 46, >= 10 per mode): SIGTERM or SIGINT to the main process alone
+  at a random moment, ``--jobs 1``, ``--jobs 2`` and Dask: exit 128 + signal within the grace
+  period, no process left, no traceback, a rerun completes; and SIGKILL of the main process:
+  no process it started alive 5 s later.
+
 Usage: ``python benchmarks/fault_harness.py [--kill-trials 40] [--fresh-trials 12] [--fuzz 500]
 [--dask-trials 3] [--scheduler-trials 1] [--sigterm-trials 20] [--worker-kills 5] [--only-edges]
-[--no-edges]``
+[--no-edges] [--pid-signal-trials 10] [--only-plugins]``
 """
 
 from __future__ import annotations
@@ -607,6 +617,147 @@ def huge_input_cases(root: Path) -> list[dict]:
     return rows
 
 
+# -- issue 46: plug-ins that try to hurt the run, stops sent to the main process alone -------
+#: where plug-in cells run: the driver (a plug-in cell in its child), loky, a timed child, Dask
+_PLUGIN_MODES = {
+    "jobs=1": ("--jobs", "1"),
+    "jobs=2": ("--jobs", "2"),
+    "timeout": ("--jobs", "1", "--timeout", "120"),
+    "dask": ("--jobs", "2", "--backend", "dask"),
+}
+
+
+def _has_dask() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("distributed") is not None
+
+
+def plugin_cases(root: Path) -> list[dict]:
+    """Plug-ins whose ``fit`` calls ``sys.exit``, ``os._exit``, raises ``KeyboardInterrupt``,
+    ``os.chdir``-s elsewhere, changes the environment, ``sys.path`` or a signal handler, and draws
+    from the global ``numpy.random``, at every ``--jobs``, with ``--timeout`` and on Dask: the
+    exiting cells fail (exit 1, never 0), every other cell is done with the same numbers in every
+    mode, nothing is written outside the results directory, no traceback on the terminal."""
+    root.mkdir(parents=True, exist_ok=True)
+    rows: list[dict] = []
+    modes = {k: v for k, v in _PLUGIN_MODES.items() if k != "dask" or _has_dask()}
+    elsewhere = root / "elsewhere"
+    (elsewhere / "results" / "hostile").mkdir(parents=True)
+    (elsewhere / "results" / "hostile" / "cells.csv").write_text("precious\n")
+    env = rh.child_env(HOSTILE_DIR=str(elsewhere), HOSTILE_KEEP="kept")
+    exits = rh.write_plugin_spec(root / "exits", rh.EXIT_ACTS)
+    states = rh.write_plugin_spec(root / "states", rh.STATE_ACTS, realisations=2)
+    numbers: dict[str, dict] = {}
+    for mode, flags in modes.items():
+        t0 = time.perf_counter()
+        out = root / "exits" / mode
+        done = rh.run_cli("run", str(exits), "--out", str(out), *flags, env=env)
+        statuses = rh.statuses_by_method(out)
+        want = {act: ["failed"] for act in rh.EXIT_ACTS} | {"ada": ["done"]}
+        ok = done.returncode == 1 and statuses == want and "Traceback" not in done.stderr
+        detail = f"exit {done.returncode}; {statuses}; traceback: {'Traceback' in done.stderr}"
+        rows.append(_row("plugin", len(rows), f"exit, os._exit, interrupt/{mode}", detail, ok,
+                         t0=t0, exit=done.returncode,
+                         lost=sum(s not in ("done", "failed") for v in statuses.values()
+                                  for s in v)))  # fmt: skip
+        print(f"plugin exits {mode:8s} {detail} ok={ok}", flush=True)
+        t0 = time.perf_counter()
+        work = root / f"cwd-{mode}"
+        work.mkdir()
+        done = rh.run_cli("run", str(states), "--out", "results/hostile", *flags, cwd=work, env=env)
+        out = work / "results" / "hostile"
+        statuses = rh.statuses_by_method(out)
+        untouched = (
+            sorted(p.name for p in (elsewhere / "results" / "hostile").iterdir()) == ["cells.csv"]
+            and (elsewhere / "results" / "hostile" / "cells.csv").read_text() == "precious\n"
+        )
+        numbers[mode] = {cid: row[2] for cid, row in rh.cell_table(out).items()}
+        same = numbers[mode] == numbers[next(iter(modes))]
+        all_done = all(s == "done" for v in statuses.values() for s in v)
+        ok = done.returncode == 0 and all_done and untouched and same
+        ok = ok and "Traceback" not in done.stderr
+        detail = (
+            f"exit {done.returncode}; {sum(map(len, statuses.values()))} cells "
+            f"{'all done' if all_done else statuses}; outside writes: "
+            f"{'none' if untouched else 'SOME'}; numbers as jobs=1: {same}; traceback: "
+            f"{'Traceback' in done.stderr}"
+        )
+        rows.append(_row("plugin", len(rows), f"chdir, env, path, signal, RNG/{mode}", detail,
+                         ok, t0=t0, exit=done.returncode,
+                         mismatched=int(not same) + int(not untouched)))  # fmt: skip
+        print(f"plugin state {mode:8s} {detail} ok={ok}", flush=True)
+    return rows
+
+
+def pid_signal_trials(n: int, root: Path, seed: int) -> list[dict]:
+    """SIGTERM or SIGINT to the main process alone (as ``docker stop`` and Kubernetes send it)
+    at a random moment (start-up, early workers, running, close), ``--jobs 1``, ``--jobs 2`` and
+    Dask, ``n`` trials each: exit 128 + signal within the grace period, no process left behind,
+    no traceback, no cell ``failed``; a rerun completes every cell with the reference numbers."""
+    from kernbench.runner.stop import STOP_GRACE_S
+
+    root.mkdir(parents=True, exist_ok=True)
+    spec = rh.write_spec(root)
+    reference = rh.cell_table(root.parent / "reference")
+    rng = np.random.default_rng(seed + 46)
+    rows: list[dict] = []
+    modes = [("jobs=1", ("--jobs", "1")), ("jobs=2", ("--jobs", "2"))]
+    if _has_dask():
+        modes.append(("dask", ("--jobs", "2", "--backend", "dask")))
+    env = rh.child_env(KERNBENCH_FAULT_CELL_DELAY="1")  # a run of about 5-15 s
+    for mode, flags in modes:
+        for t in range(n):
+            sig = (signal.SIGTERM, signal.SIGINT)[t % 2]
+            after = float(rng.uniform(0.0, 10.0))
+            out = root / f"pid-{mode}-{t}"
+            t0 = time.perf_counter()
+            trial = rh.pid_signal_trial(spec, out, *flags, after_s=after, sig=sig, env=env,
+                                        limit_s=120)  # fmt: skip
+            rerun = rh.run_cli("run", str(spec), "--out", str(out), *flags)
+            c = rh.check_store(out, reference)
+            # -sig: the signal landed while Python itself was starting, before kernbench's
+            # handler was installed (nothing started, nothing written; a shell shows 128 + sig);
+            # 0: the run had finished before the signal landed
+            early = trial.returncode == -sig and not trial.statuses
+            ended = (
+                early
+                or trial.returncode == 128 + sig
+                or (trial.returncode == 0 and not trial.statuses.get("interrupted"))
+            )
+            ok = (
+                ended
+                and trial.stop_s <= STOP_GRACE_S
+                and not trial.children_left
+                and (early or "Traceback" not in trial.stderr)
+                and trial.statuses.get("failed", 0) == 0
+                and rerun.returncode == 0
+                and c.ok
+            )
+            detail = (
+                f"{signal.Signals(sig).name} {trial.phase}: exit {trial.returncode} in "
+                f"{trial.stop_s:.2f} s; left {len(trial.children_left)}; {trial.statuses}; "
+                f"traceback: {'Traceback' in trial.stderr}; rerun exit {rerun.returncode}"
+            )
+            rows.append(_row("pid-signal", len(rows), f"{signal.Signals(sig).name}/{mode}",
+                             detail, ok, c, t0, exit=trial.returncode))  # fmt: skip
+            print(f"pid-signal {mode:7s} {detail} ok={ok}", flush=True)
+    for mode, flags in modes[1:]:  # SIGKILL: no process it started outlives it
+        for t in range(max(1, n // 5)):
+            t0 = time.perf_counter()
+            out = root / f"orphan-{mode}-{t}"
+            trial = rh.orphan_trial(spec, out, *flags, wait_for=3 if mode == "dask" else 2)
+            ok = not trial.left and len(trial.started) >= 2 and trial.gone_s <= 5.0
+            detail = (
+                f"{len(trial.started)} processes below the run; {len(trial.left)} alive "
+                f"{trial.gone_s:.2f} s after its SIGKILL"
+            )
+            rows.append(_row("pid-signal", len(rows), f"SIGKILL orphans/{mode}", detail, ok,
+                             t0=t0))  # fmt: skip
+            print(f"orphans {mode:7s} {detail} ok={ok}", flush=True)
+    return rows
+
+
 #: every file a verb writes in a results directory, with the verb that writes it
 _WRITTEN = (
     ("run", ".kernbench.lock"),
@@ -689,12 +840,13 @@ def symlink_cases(root: Path) -> list[dict]:
 def summarise(rows: list[dict]) -> list[list[str]]:
     table = []
     kinds = ("kill", "hostile", "fuzz", "store-fault", "dask-kill", "signal", "worker-kill",
-             "scheduler", "huge-input", "symlink")  # fmt: skip
+             "scheduler", "huge-input", "symlink", "plugin", "pid-signal")  # fmt: skip
     for kind in kinds:
         part = [r for r in rows if r["kind"] == kind]
         if not part:
             continue
-        if kind in ("store-fault", "signal", "worker-kill", "scheduler", "huge-input", "symlink"):
+        if kind in ("store-fault", "signal", "worker-kill", "scheduler", "huge-input", "symlink",
+                    "plugin", "pid-signal"):  # fmt: skip
             modes = Counter(f"exit {r['exit']}" for r in part)
         elif kind == "dask-kill":
             modes = Counter("scheduler" if "scheduler" in r["mode"] else "worker" for r in part)
@@ -734,6 +886,11 @@ def main() -> int:
         "--only-edges", action="store_true", help="only the signal, worker, scheduler, input and "
         "symlink families (issue 35)"
     )  # fmt: skip
+    parser.add_argument("--pid-signal-trials", type=int, default=10, help="per mode (>= 10)")
+    parser.add_argument(
+        "--only-plugins", action="store_true", help="only the plug-in and PID-only signal "
+        "families (issue 46)"
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=20261126)
     args = parser.parse_args()
     os.environ.setdefault("KERNBENCH_PROGRESS", "0")
@@ -741,7 +898,7 @@ def main() -> int:
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="kernbench-faults-") as tmp:
         root = Path(tmp)
-        if args.only_edges:
+        if args.only_edges or args.only_plugins:
             rh.run_reference(rh.write_spec(root), root / "reference")
         else:
             rows += fuzz_cases(args.fuzz, root / "fuzz", args.seed)
@@ -752,12 +909,16 @@ def main() -> int:
                 rows += store_fault_cases(root / "store", root / "faults.yaml", reference)
             if args.dask_trials or args.scheduler_trials:
                 rows += dask_trials(args.dask_trials, args.scheduler_trials, root)
-        rows += sigterm_trials(args.sigterm_trials, root / "signals", args.seed)
-        rows += worker_kill_trials(args.worker_kills, root, args.seed)
-        if not args.no_edges:
-            rows += silent_scheduler_cases(root / "schedulers")
-            rows += huge_input_cases(root / "inputs")
-            rows += symlink_cases(root / "symlinks")
+        if not args.only_plugins:
+            rows += sigterm_trials(args.sigterm_trials, root / "signals", args.seed)
+            rows += worker_kill_trials(args.worker_kills, root, args.seed)
+            if not args.no_edges:
+                rows += silent_scheduler_cases(root / "schedulers")
+                rows += huge_input_cases(root / "inputs")
+                rows += symlink_cases(root / "symlinks")
+        if not args.only_edges:
+            rows += plugin_cases(root / "plugins")
+            rows += pid_signal_trials(args.pid_signal_trials, root / "pid", args.seed)
     total = time.perf_counter() - start
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     with RESULTS.open("w", newline="", encoding="utf-8") as fh:

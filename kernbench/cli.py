@@ -1,8 +1,9 @@
 """The ``kernbench`` command line: thin verbs that parse arguments and call the library.
 
-Exit codes: 0 all good; 1 some cells failed; 2 usage, spec or data error (message on stderr, no
-traceback unless ``--debug``); 3 internal error; 130 stopped by SIGINT (Ctrl-C), 143 stopped by
-SIGTERM (128 + the signal's number, as a shell reports a process the signal killed).
+Exit codes: 0 all good (a run: every planned cell done); 1 some cells failed; 2 usage, spec or
+data error (message on stderr, no traceback unless ``--debug``); 3 internal error; 130 stopped
+by SIGINT (Ctrl-C), 143 stopped by SIGTERM (128 + the signal's number, as a shell reports a
+process the signal killed).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ _flags_without_a_type()
 # emoji off: a name such as ``:x:`` in a path or label is printed as written, never as an emoji
 out = Console(soft_wrap=True, emoji=False)
 err = Console(stderr=True, soft_wrap=True, emoji=False)
-_STATE = {"debug": False}
+_STATE = {"debug": False, "runs_cells": False}
 
 EXIT_OK, EXIT_CELLS_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -85,8 +86,20 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt:
             from kernbench.runner.stop import exit_status
 
-            err.print("interrupted; finished cells are saved (rerun to resume)")
+            if _STATE.get("runs_cells"):
+                err.print("interrupted; finished cells are saved (rerun to resume)")
+            else:  # a verb that runs no cells has none to save
+                err.print("interrupted")
             raise typer.Exit(exit_status()) from None
+        except SystemExit as exc:  # not typer's Exit: something in the work tried to end it
+            if _STATE["debug"]:
+                raise
+            err.print(
+                f"[bold red]internal error:[/] SystemExit({exc.code!r}) raised inside the "
+                "command\nrerun with --debug for the traceback",
+                highlight=False,
+            )
+            raise typer.Exit(EXIT_INTERNAL) from None
         except Exception as exc:
             if _STATE["debug"]:
                 raise
@@ -132,6 +145,7 @@ def _main(
 ) -> None:
     """kernbench: run experiment specs, tabulate and plot results."""
     _STATE["debug"] = debug
+    _STATE["runs_cells"] = False
 
 
 def _path_value(value: str) -> Path:
@@ -282,6 +296,7 @@ def run(
             reuse=reuse or [],
             max_cells=max_cells,
         )
+        _STATE["runs_cells"] = True  # from here a stop leaves finished cells saved
         summary = _run_with_progress(
             run_experiment, s, target, jobs, fresh, realisations, only_map, **options
         )

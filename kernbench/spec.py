@@ -21,6 +21,7 @@ from typing import Any
 from kernbench.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, load_yaml
 from kernbench.datasets.user import FILE_DATASET_KEYS  # a data file in place of a catalogue name
 from kernbench.errors import DataError
+from kernbench.reading import FileTooLarge, NotARegularFile
 from kernbench.records import VALUES
 from kernbench.spec_keep import SELECT_KEYS, refuse_relisted, select_from_base
 from kernbench.spec_types import (
@@ -153,7 +154,10 @@ def compose_spec(
     added = data.get("datasets") or []
     if not isinstance(added, list):
         raise ck.fail("datasets", f"expected a list of datasets to add, got {_show(added)}")
-    for item in added:
+    theirs = {_dataset_label(d): d for d in base.get("datasets") or []}
+    for j, item in enumerate(added):
+        if _dataset_label(item) in theirs:
+            _check_same_data(ck, f"datasets[{j}]", theirs[_dataset_label(item)], item, base_name)
         datasets = [d for d in datasets if _dataset_label(d) != _dataset_label(item)]
     out["datasets"] = datasets + list(added)
     protocol = dict(base.get("protocol") or {})
@@ -167,7 +171,55 @@ def compose_spec(
             )
         protocol[key] = value
     out["protocol"] = protocol
+    if "name" not in data:  # the base's name would write into the base's results directory
+        own = Path(path).stem
+        if not _NAME_RE.match(own) or own == base.get("name"):
+            raise ck.fail(
+                "name",
+                f"a spec that extends {base_name!r} needs a name of its own (name: ...), else its "
+                f"results would go into those of {base.get('name', base_name)!r}",
+            )
+        out["name"] = own
     return out
+
+
+#: what a data set's entry decides beyond its splits' protocol keys: its data
+_DATA_KEYS = ("name", "options", *sorted(FILE_DATASET_KEYS))
+
+
+def _check_same_data(ck: _Checker, path: str, base_item: Any, item: Any, base_name: str) -> None:
+    """A data set of the base listed again by an extending spec must keep what decides its data
+    and splits (its catalogue name, options, file, and per-data-set split keys): every comparison
+    with the base's cells stays paired. Another setting needs a label of its own."""
+
+    def as_mapping(d: Any) -> dict[str, Any]:
+        return dict(d) if isinstance(d, Mapping) else {"name": d}
+
+    mine, theirs = as_mapping(item), as_mapping(base_item)
+    mine_protocol = mine.get("protocol") if isinstance(mine.get("protocol"), Mapping) else {}
+    theirs_protocol = theirs.get("protocol") if isinstance(theirs.get("protocol"), Mapping) else {}
+    pairs = [(k, mine.get(k) or None, theirs.get(k) or None) for k in _DATA_KEYS]
+    pairs += [
+        (f"protocol.{k}", mine_protocol.get(k), theirs_protocol.get(k))
+        for k in SPLIT_KEYS
+        if k in mine_protocol or k in theirs_protocol
+    ]
+    for key, value, base_value in pairs:
+        if value != base_value:
+            label = _dataset_label(item)
+            raise ck.fail(
+                f"{path}.{key}",
+                f"{_show(label)} is a data set of {base_name!r}, whose {key} "
+                f"({_show(base_value)}) decides its data and splits and stays the base's, so that "
+                f"every comparison with {base_name!r} is paired; give it a label of its own "
+                "(label: ...) to add another",
+            )
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Whether two grid values are the same value (``1`` and ``1.0`` are; ``True`` and ``1``
+    are not)."""
+    return isinstance(a, bool) == isinstance(b, bool) and a == b
 
 
 def _dataset_label(item: Any) -> Any:
@@ -497,6 +549,12 @@ def _parse_methods(
             _check_plain(ck, values, gpath)
             if pname in params:
                 raise ck.fail(gpath, f"{pname!r} is both fixed in params and searched in grid")
+            for j, value in enumerate(values):
+                if any(_same_value(value, earlier) for earlier in values[:j]):
+                    raise ck.fail(
+                        f"{gpath}[{j}]",
+                        f"{_show(value)} is already in the grid; list each value once",
+                    )
             grid[pname] = list(values)
             n_points *= len(values)
             if n_points > _MAX_GRID:
@@ -600,9 +658,14 @@ def _parse_plugins(ck: _Checker, raw: Any) -> tuple[PluginFile, ...]:
                 f"{_show(name)} resolves to {target}, outside the spec's directory {root}; "
                 "a plug-in file must lie in the spec's directory tree",
             )
-        if not target.is_file():
+        if not target.exists():
             raise ck.fail(path, f"no such file: {target}")
-        plugin = PluginFile.read(target)
+        try:
+            plugin = PluginFile.read(target)
+        except (NotARegularFile, FileTooLarge) as exc:
+            raise ck.fail(path, f"{target}: {exc.strerror}; refusing it") from None
+        except UnicodeDecodeError:
+            raise ck.fail(path, f"{target} is not a UTF-8 text file") from None
         if any(p.stem == plugin.stem for p in out):
             raise ck.fail(path, f"two plug-in files named {plugin.stem!r}")
         try:

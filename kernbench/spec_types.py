@@ -128,6 +128,10 @@ class TakeSpec:
 PLUGIN_PREFIX = "kernbench_plugin_"
 
 
+#: the most bytes of a plug-in file kernbench reads (a Python module, not a data file)
+PLUGIN_CAP = 1 << 20
+
+
 @dataclass(frozen=True)
 class PluginFile:
     """A spec's plug-in file: its name beside the spec, its code and the code's sha256."""
@@ -138,8 +142,16 @@ class PluginFile:
 
     @classmethod
     def read(cls, path: Path) -> PluginFile:
-        """Read ``path`` (already checked to lie inside the spec's tree)."""
-        data = path.read_bytes()
+        """Read ``path`` (already checked to lie inside the spec's tree) through the bounded
+        reader: at most :data:`PLUGIN_CAP` bytes of a regular file.
+
+        Raises
+        ------
+        kernbench.reading.NotARegularFile, kernbench.reading.FileTooLarge, UnicodeDecodeError
+        """
+        from kernbench.reading import read_user_file
+
+        data = read_user_file(path, PLUGIN_CAP, "plug-in file")
         return cls(path.name, hashlib.sha256(data).hexdigest(), data.decode("utf-8"))
 
     @property

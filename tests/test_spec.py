@@ -240,3 +240,26 @@ def test_reference_stand_ins_name_datasets_of_the_spec(tmp_path):
     with pytest.raises(SpecError) as info:
         parse_spec(data, file=str(tmp_path / "s.yaml"))
     assert info.value.path == "table.reference.stand_ins.twonorm-n"
+
+
+@pytest.mark.parametrize(
+    ("grid", "key"),
+    [
+        ({"C": [1, 10, 1]}, "grid.C[2]"),
+        ({"C": [1, 1.0]}, "grid.C[1]"),  # the same number
+        ({"n_estimators": [5, 20, 5]}, "grid.n_estimators[2]"),
+    ],
+)
+def test_a_repeated_grid_value_is_refused(tmp_path, grid, key):
+    estimator = "svm_stump" if "C" in grid else "adaboost"
+    doc = {
+        "name": "dup",
+        "datasets": ["heart"],
+        "protocol": {"cv_folds": 2},
+        "methods": {"m": {"estimator": estimator, "grid": grid}},
+    }
+    path = tmp_path / "dup.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(SpecError) as exc:
+        load_spec(path, check_datasets=False)
+    assert f"methods.m.{key}" in str(exc.value) and "already in the grid" in str(exc.value)

@@ -92,3 +92,58 @@ def test_a_cycle_of_extends_is_refused(tmp_path):
     write(tmp_path, {"extends": "a.yaml", "name": "b"}, "b.yaml")
     with pytest.raises(SpecError, match="levels of extends"):
         load_spec(tmp_path / "a.yaml", check_datasets=False)
+
+
+BASE = {
+    "name": "base",
+    "datasets": ["heart", {"name": "twonorm", "options": {"n_train": 100, "n_test": 200}}],
+    "protocol": {"seed": 4, "cv_folds": 2},
+    "methods": {"A": {"estimator": "adaboost"}},
+}
+
+
+@pytest.mark.parametrize(
+    ("datasets", "key"),
+    [
+        ([{"name": "twonorm", "options": {"n_train": 50, "n_test": 50}}], "datasets[0].options"),
+        ([{"name": "twonorm"}], "datasets[0].options"),
+        ([{"name": "threenorm", "label": "twonorm"}], "datasets[0].name"),
+        ([{"name": "heart", "protocol": {"train_size": 0.3}}], "datasets[0].protocol.train_size"),
+        ([{"name": "heart", "protocol": {"seed": 9}}], "datasets[0].protocol.seed"),
+    ],
+)
+def test_an_extending_spec_cannot_change_what_decides_a_base_data_sets_splits(
+    tmp_path, datasets, key
+):
+    write(tmp_path, BASE, "base.yaml")
+    path = write(tmp_path, {"extends": "base.yaml", "name": "child", "datasets": datasets})
+    with pytest.raises(SpecError) as exc:
+        load_spec(path, check_datasets=False)
+    assert key in str(exc.value) and "paired" in str(exc.value)
+    # the same data set removed and added again is the same data set of the base
+    doc = {"extends": "base.yaml", "name": "child", "remove": {"datasets": ["twonorm"]}}
+    path = write(tmp_path, {**doc, "datasets": datasets})
+    with pytest.raises(SpecError, match="paired"):
+        load_spec(path, check_datasets=False)
+
+
+def test_an_extending_spec_may_list_a_base_data_set_again_unchanged_or_under_a_new_label(
+    tmp_path,
+):
+    write(tmp_path, BASE, "base.yaml")
+    same = {"name": "twonorm", "options": {"n_train": 100, "n_test": 200}}
+    other = {"name": "twonorm", "label": "twonorm-small", "options": {"n_train": 50}}
+    doc = {"extends": "base.yaml", "name": "child", "datasets": [same, other, "heart"]}
+    spec = load_spec(write(tmp_path, doc), check_datasets=False)
+    assert sorted(d.label for d in spec.datasets) == ["heart", "twonorm", "twonorm-small"]
+
+
+def test_an_extending_spec_without_a_name_gets_its_own_never_the_bases(tmp_path):
+    write(tmp_path, BASE, "base.yaml")
+    spec = load_spec(write(tmp_path, {"extends": "base.yaml"}), check_datasets=False)
+    assert spec.name == "mine"  # the file's stem, not "base": its own results directory
+    (tmp_path / "sub").mkdir()
+    for stem in ("base", "my spec"):  # the base's name, or a stem that is no name
+        path = write(tmp_path / "sub", {"extends": "../base.yaml"}, f"{stem}.yaml")
+        with pytest.raises(SpecError, match="needs a name of its own"):
+            load_spec(path, check_datasets=False)

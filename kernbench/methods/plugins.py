@@ -65,11 +65,20 @@ def load_plugin_file(plugin: PluginFile) -> types.ModuleType:
         exec(compile(plugin.code, plugin.name, "exec"), module.__dict__)  # noqa: S102
     except BaseException as exc:
         del sys.modules[name]
+        if isinstance(exc, KeyboardInterrupt) and _stopping():
+            raise  # a stop signal landed while the file loaded: not the plug-in's failure
         first = (str(exc).splitlines() or [""])[0][:200]
         raise PluginError(
             f"plug-in file {plugin.name} failed to load: {type(exc).__name__}: {first}"
         ) from None
     return module
+
+
+def _stopping() -> bool:
+    """Whether a stop signal (SIGINT, SIGTERM) has come (see :mod:`kernbench.runner.stop`)."""
+    from kernbench.runner.stop import stop_signal
+
+    return stop_signal() is not None
 
 
 def entry_point_methods() -> dict[str, importlib.metadata.EntryPoint]:

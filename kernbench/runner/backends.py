@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import logging
 import os
 import time
 import traceback
@@ -32,6 +31,8 @@ from kernbench.runner.early_workers import (
     CELL_MODULES,
     close_local_cluster,
     local_cluster,
+    local_parallel,
+    quiet_logger,
     take_cluster,
     wait_for_local_workers,
 )
@@ -79,15 +80,21 @@ def _run_cell_threaded(cell: Cell, threads: int | None) -> CellRecord:
 
 
 def compute_cell(
-    cell: Cell, timeout_s: float | None = None, threads: int | None = None
+    cell: Cell,
+    timeout_s: float | None = None,
+    threads: int | None = None,
+    *,
+    isolate: bool = False,
 ) -> CellRecord:
-    """Compute one cell, in a killable child process when ``timeout_s`` is set, with
-    ``threads`` as its kernels' thread default (None: leave the process default).
+    """Compute one cell, in a killable child process when ``timeout_s`` is set or ``isolate``
+    (no limit then), with ``threads`` as its kernels' thread default (None: leave the process
+    default).
 
     Returns a ``timeout`` record when the limit passes and a ``failed`` one when the child dies
-    without a result; otherwise whatever :func:`kernbench.runner.cell.run_cell` returns.
+    without a result (a method that called ``os._exit`` too); otherwise whatever
+    :func:`kernbench.runner.cell.run_cell` returns.
     """
-    if timeout_s is None:
+    if timeout_s is None and not isolate:
         return _run_cell_threaded(cell, threads)
     started = time.time()
     try:
@@ -199,11 +206,13 @@ class CellExecutor:
             try:
                 for cell in cells:
                     self.in_flight[cell.cell_id] = cell
-                    yield compute_cell(cell, self.timeout_s, self.threads)
+                    # a method from outside the package runs outside the driver: nothing it
+                    # does (os._exit, a crash) can end the run
+                    outside = cell.method.source is not None
+                    yield compute_cell(cell, self.timeout_s, self.threads, isolate=outside)
                     self.in_flight.pop(cell.cell_id, None)
             finally:
-                if self.timeout_s is not None:
-                    close_children()  # this process's cell child: not needed after the run
+                close_children()  # this process's cell child: not needed after the run
         else:
             yield from self._run_joblib(cells, n_jobs=n_jobs)
 
@@ -232,14 +241,12 @@ class CellExecutor:
         breaks the whole pool: the cell it was computing is recorded as ``failed`` and the
         others run again on a new pool (see :mod:`kernbench.runner.lost_workers`). A cell in
         flight at two losses that could not be attributed is recorded as ``failed`` too."""
-        from joblib import Parallel
-
         wait_for_local_workers()  # the workers started while the spec was read (reused)
         pending = {c.cell_id: c for c in cells}
         suspect: Counter[str] = Counter()
         with DeathWatch() as watch:
             while pending:
-                parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
+                parallel = local_parallel(n_jobs, return_as="generator_unordered", batch_size=1)
                 self._parallel = parallel
                 try:
                     for rec in parallel(self._tasks(list(pending.values()), watch.marks)):
@@ -259,7 +266,8 @@ class CellExecutor:
                             cell,
                             "failed",
                             error="WorkerDied: the worker process computing this cell died (out "
-                            f"of memory, or killed from outside): {type(exc).__name__}: {why}",
+                            "of memory, killed from outside, or ended by the method itself): "
+                            f"{type(exc).__name__}: {why}",
                         )
                         self.in_flight.pop(cell.cell_id, None)
                         pending.pop(cell.cell_id, None)
@@ -424,7 +432,7 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
             close_local_cluster(cluster)
         return
     # distributed logs a traceback per failed reconnection; the run ends with one line instead
-    with _quiet_logger("distributed"):
+    with quiet_logger("distributed"):
         try:
             client = Client(scheduler, timeout="20s")
         except (OSError, TimeoutError) as exc:
@@ -433,21 +441,6 @@ def dask_client(scheduler: str | None, jobs: int = -1) -> Iterator[Any]:
             ) from None
         with client:
             yield client
-
-
-@contextlib.contextmanager
-def _quiet_logger(name: str) -> Iterator[None]:
-    """Silence logger ``name`` and its children (distributed sets levels on each of them)."""
-    names = [name] + [n for n in logging.root.manager.loggerDict if n.startswith(name + ".")]
-    loggers = [logging.getLogger(n) for n in names]
-    levels = [lg.level for lg in loggers]
-    for lg in loggers:
-        lg.setLevel(logging.CRITICAL + 1)
-    try:
-        yield
-    finally:
-        for lg, level in zip(loggers, levels, strict=True):
-            lg.setLevel(level)
 
 
 #: seconds a scheduler has to accept a connection and to send its first bytes

@@ -23,9 +23,10 @@ import numpy as np
 import kernbench
 from kernbench.records import CellRecord
 from kernbench.runner.cell_clock import CellClock
+from kernbench.runner.cell_state import cell_state, seed_globals
 from kernbench.runner.plan import Cell
 from kernbench.runner.probes import decision_grid
-from kernbench.runner.stop import raise_if_stopping
+from kernbench.runner.stop import raise_if_stopping, stop_signal
 from kernbench.runner.worker_cache import prepared_realisation, warm_method
 from kernbench.store.faults import inside_cell
 
@@ -196,10 +197,15 @@ def run_cell(cell: Cell) -> CellRecord:
 
     Never raises for a problem inside the cell: it returns a ``failed`` (or ``skipped`` when the
     realisation does not exist under ``protocol.fallback: fewer``) record carrying the error and
-    traceback. Warnings raised inside the cell (e.g. a solver that did not converge at one grid
-    point) are not printed: they are counted and kept in ``result["warnings"]``.
+    traceback. A method that raises ``SystemExit`` (``sys.exit``) or a ``KeyboardInterrupt`` of
+    its own (no stop signal came) fails its cell too: neither ends the run. Warnings raised
+    inside the cell (e.g. a solver that did not converge at one grid point) are not printed:
+    they are counted and kept in ``result["warnings"]``. The process state the cell may change
+    (working directory, environment, ``sys.path``, signal handlers, global random generators)
+    is put back afterwards, and the global generators start seeded from the cell's seed (see
+    :mod:`kernbench.runner.cell_state`).
     """
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, cell_state(cell.learner_seed):
         warnings.simplefilter("always")
         rec = _run_cell(cell)
     summary = warning_summary(caught)
@@ -227,6 +233,7 @@ def _run_cell(cell: Cell) -> CellRecord:
             est.set_params(random_state=cell.learner_seed)
         warm_wall, warm_cpu = warm_method(cell, est, X_train, real.y_train)  # once per worker
         started += warm_wall
+        seed_globals(cell.learner_seed)  # again: the first cell of a worker warmed the method up
         grid = decision_grid(X_train, cell.protocol)
         outcome = select_fit_score(
             est,
@@ -283,12 +290,14 @@ def _run_cell(cell: Cell) -> CellRecord:
             result=result,
             started_at=started,
         )
-    except Exception as exc:  # recorded, never propagated: the run goes on
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # recorded: the run goes on
+        if isinstance(exc, KeyboardInterrupt) and stop_signal() is not None:
+            raise  # a stop signal: the cell was interrupted, not failed
         raise_if_stopping(exc)  # unless a signal stopped it: then it was interrupted, not failed
         return cell_record(
             cell,
             "skipped" if isinstance(exc, RealisationUnavailable) else "failed",
-            error=f"{type(exc).__name__}: {exc}",
+            error=_error_line(exc),
             traceback=traceback.format_exc(),
             result={
                 "versions": versions(),
@@ -297,3 +306,19 @@ def _run_cell(cell: Cell) -> CellRecord:
             },
             started_at=started,
         )
+
+
+def _error_line(exc: BaseException) -> str:
+    """The cell's error line: ``Type: message``; what a method's ``sys.exit`` or
+    ``KeyboardInterrupt`` would have done to the run is said in words."""
+    if isinstance(exc, SystemExit):
+        return (
+            f"SystemExit: the method called sys.exit({exc.code!r}); a method may not end the "
+            "process (this cell failed, the run went on)"
+        )
+    if isinstance(exc, KeyboardInterrupt):
+        return (
+            f"KeyboardInterrupt: the method raised it{f' ({exc})' if str(exc) else ''} without a "
+            "stop signal (this cell failed, the run went on)"
+        )
+    return f"{type(exc).__name__}: {exc}"

@@ -228,8 +228,9 @@ class DaskBatches:
             cell_record(
                 cell,
                 "failed",
-                error="WorkerDied: every Dask worker computing this cell died (out of memory, or "
-                f"killed from outside): {type(exc).__name__}: {why}",
+                error="WorkerDied: every Dask worker computing this cell died (out of memory, "
+                f"killed from outside, or ended by the method itself): {type(exc).__name__}: "
+                f"{why}",
             )
             for cell in lost
         ]

@@ -46,6 +46,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
@@ -55,7 +56,9 @@ __all__ = [
     "close_local_cluster",
     "ends_with_command",
     "local_cluster",
+    "local_parallel",
     "preload_cell_modules",
+    "quiet_logger",
     "start_early",
     "start_fork_server",
     "stop_local_workers",
@@ -73,7 +76,8 @@ CELL_MODULES = ("kernbench.datasets", "kernbench.methods", "kernbench.runner.sel
 #: near its memory limit stays on, at 0.5 s instead of 0.1 s. The workers' environment keeps
 #: Dask's one BLAS thread per worker but not its ``MALLOC_TRIM_THRESHOLD_``: setting that turns
 #: off glibc's adaptive mmap threshold, and each temporary array above 128 KiB is then mapped
-#: and page-faulted anew. The workers import :data:`CELL_MODULES` before they join.
+#: and page-faulted anew. The workers import :data:`CELL_MODULES` before they join, and each
+#: watches its parent process (:mod:`kernbench.runner.worker_setup`): none outlives a killed run.
 QUIET_LOCAL_CLUSTER: dict[str, Any] = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
@@ -85,8 +89,22 @@ QUIET_LOCAL_CLUSTER: dict[str, Any] = {
         "MKL_NUM_THREADS": 1,
         "OPENBLAS_NUM_THREADS": 1,
     },
-    "distributed.worker.preload": list(CELL_MODULES),
+    "distributed.worker.preload": [*CELL_MODULES, "kernbench.runner.worker_setup"],
 }
+
+
+def local_parallel(n_jobs: int, **options: Any) -> Any:
+    """joblib's ``Parallel`` on loky's reusable workers, each of which runs
+    :func:`kernbench.runner.worker_setup.worker_start` before its first task (it ends with its
+    parent, even a killed one). Every local pool of a run is made here, so that the run's own call
+    reuses the workers the early call started (loky replaces a pool whose initializer differs).
+    """
+    from joblib import Parallel, parallel_config
+
+    from kernbench.runner.worker_setup import worker_start
+
+    with parallel_config(backend="loky", initializer=worker_start):
+        return Parallel(n_jobs=n_jobs, **options)
 
 
 def preload_cell_modules() -> int:
@@ -145,6 +163,21 @@ def local_cluster(workers: int) -> Any:
         )
 
 
+@contextlib.contextmanager
+def quiet_logger(name: str) -> Iterator[None]:
+    """Silence logger ``name`` and its children (distributed sets levels on each of them)."""
+    names = [name] + [n for n in logging.root.manager.loggerDict if n.startswith(name + ".")]
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
 def close_local_cluster(cluster: Any) -> None:
     """Close a cluster of :func:`local_cluster` at once: its worker processes are killed, then it
     is closed.
@@ -153,8 +186,14 @@ def close_local_cluster(cluster: Any) -> None:
     interpreter's teardown (about a second with the numerical stack loaded) while this process
     waits. Once a run has its results nothing in the workers is needed, as for loky's
     (:func:`stop_local_workers`). Each nanny is first told that the cluster is closing, so that
-    it does not start a new worker in place of the one killed.
+    it does not start a new worker in place of the one killed. What Dask logs meanwhile (the
+    traceback of a nanny whose restart of a worker is cancelled) is not shown: the run is over.
     """
+    with quiet_logger("distributed"):  # a nanny restarting a worker that a method ended
+        _close_local_cluster(cluster)
+
+
+def _close_local_cluster(cluster: Any) -> None:
     nannies = list(getattr(cluster, "workers", {}).values())
     for nanny in nannies:
         with contextlib.suppress(Exception):
@@ -199,7 +238,7 @@ class EarlyWorkers:
             if self.backend == "dask":
                 self._cluster = local_cluster(self.workers)
             else:
-                from joblib import Parallel, delayed
+                from joblib import delayed
 
                 if self._closing.is_set():
                     return
@@ -207,7 +246,7 @@ class EarlyWorkers:
                 # pre_dispatch "all": the few tasks are sent at once, and joblib does not
                 # ast.parse its default "2*n_jobs" in this thread while the driver runs on (see
                 # the module doc: gh-106905)
-                Parallel(n_jobs=self.workers, batch_size=1, pre_dispatch="all")(tasks)
+                local_parallel(self.workers, batch_size=1, pre_dispatch="all")(tasks)
         except BaseException:  # noqa: BLE001 - met again, and reported, by the run
             pass
 

@@ -152,7 +152,8 @@ def run_experiment(
     """
     from kernbench.datasets import ensure_available
 
-    out = Path(out_dir) if out_dir is not None else default_out_dir(spec)
+    # absolute now: nothing that later changes the working directory moves where the run writes
+    out = Path(os.path.abspath(out_dir if out_dir is not None else default_out_dir(spec)))
     check_out_dir(out)
     t0 = time.perf_counter()
     whole = plan_cells(spec, max_cells=max_cells)  # the store's plan, whatever this run runs
@@ -167,7 +168,8 @@ def run_experiment(
         }
         if names:
             ensure_available(sorted(names), predefined=predefined, report=on_data)
-    summary = RunSummary(out_dir=out, planned=len(cells))
+    shown = Path(out_dir) if out_dir is not None else default_out_dir(spec)
+    summary = RunSummary(out_dir=shown, planned=len(cells))  # as the caller named it
     limit = timeout_s if timeout_s is not None else spec.protocol.timeout_s
     executor = CellExecutor(
         backend, jobs=jobs, scheduler=scheduler, timeout_s=limit, threads=threads

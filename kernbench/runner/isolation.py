@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import math
 import os
 import pickle
 import select
@@ -178,7 +179,7 @@ def close_children() -> None:
 def call_with_timeout(
     fn: Callable[..., Any],
     args: tuple[Any, ...],
-    timeout_s: float,
+    timeout_s: float | None,
     *,
     preload: tuple[str, ...] = (),
     startup_limit_s: float = 300.0,
@@ -196,8 +197,9 @@ def call_with_timeout(
         Must be importable by reference (a module-level function).
     args : tuple
         Picklable arguments.
-    timeout_s : float
-        Wall-clock limit of the call itself.
+    timeout_s : float or None
+        Wall-clock limit of the call itself (None: none; the call is only kept out of this
+        process, e.g. a plug-in method that might end it).
     preload : tuple of str
         Modules the child imports before the clock starts.
     startup_limit_s : float
@@ -228,9 +230,10 @@ def call_with_timeout(
                     continue
                 raise ChildDied(child.death_note("before it was ready"))
             t0 = time.monotonic()
-            status = child.read(1, t0 + timeout_s)
+            limit = math.inf if timeout_s is None else timeout_s
+            status = child.read(1, t0 + limit)
             if status is None:
-                raise CellTimeout(timeout_s, time.monotonic() - t0)
+                raise CellTimeout(limit, time.monotonic() - t0)
             if status not in (_RETURNED, _RAISED):
                 raise ChildDied(child.death_note("without a result"))
             grace = time.monotonic() + _REPLY_GRACE_S
@@ -246,7 +249,10 @@ def call_with_timeout(
             raise
         child.calls += 1
         if status == _RAISED:
-            raise pickle.loads(body)
+            exc = pickle.loads(body)
+            if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: not this process's
+                raise ChildDied(f"the call raised {type(exc).__name__}: {exc}")
+            raise exc
         return pickle.loads(body)
     raise AssertionError("unreachable")  # pragma: no cover
 

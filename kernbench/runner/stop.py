@@ -11,6 +11,13 @@ Python runs a signal handler between bytecodes, so a signal that lands inside co
 pending ``KeyboardInterrupt`` into another exception (numba reports ``SystemError: ... returned a
 result with an exception set``). A cell that fails while a stop is requested is therefore not a
 failure of the cell: :func:`raise_if_stopping` turns it back into the interrupt.
+
+``docker stop``, Kubernetes and many schedulers signal the main process alone, never its
+workers. The command line therefore ends every process below it once the store is closed
+(:func:`leave_now`), and, from the first stop signal on, gives itself :data:`STOP_GRACE_S`
+seconds at most: a clean-up stuck in a library's close does not outlast a container's grace
+period. A worker tells a Ctrl-C from a method's own ``KeyboardInterrupt`` by
+:func:`note_interrupts`.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ __all__ = [
     "install",
     "leave",
     "leave_now",
+    "note_interrupts",
     "raise_if_stopping",
     "reset",
     "signals_stop",
@@ -37,7 +45,12 @@ __all__ = [
 ]
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: seconds from the first stop signal to the end of the command line's process, whatever it is
+#: doing then (a container's grace period before its SIGKILL is 10 s with ``docker stop``)
+STOP_GRACE_S = 8.0
 _received: list[int] = []
+_deadline: list[threading.Thread] = []  # the command line's: armed by install()
+_first: list[int] = []  # the command line's first stop signal (never forgotten by reset())
 
 
 def stop_signal() -> int | None:
@@ -52,22 +65,62 @@ def reset() -> None:
 
 def exit_status() -> int:
     """The command line's exit status after a stop: ``128 + signal`` (130 without a signal)."""
-    return 128 + (stop_signal() or signal.SIGINT)
+    return 128 + (stop_signal() or (_first[0] if _first else signal.SIGINT))
 
 
 def _handler(signum: int, frame: object) -> None:
     # a second signal stops the clean-up too: the store is transactional, so the cells it had
     # not yet marked ``interrupted`` merely stay pending, and a rerun computes them
     _received.append(signum)
+    if _deadline and _deadline[0].ident is None:  # the first stop: the clock starts
+        _first.append(signum)
+        _deadline[0].start()
     raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+def _end_at_deadline() -> None:
+    """The command line's last resort after a stop signal: if the process has not ended within
+    :data:`STOP_GRACE_S` (clean-up stuck in a library's close), end it and its processes now.
+    The store is transactional: a cell not yet recorded as ``interrupted`` stays pending."""
+    threading.Event().wait(STOP_GRACE_S)
+    from kernbench.runner.reaping import end_descendants
+
+    with contextlib.suppress(Exception):
+        end_descendants()
+    with contextlib.suppress(OSError):
+        os.write(
+            2,
+            f"interrupted; the clean-up did not end within {STOP_GRACE_S:g} s: the cells still "
+            "in flight stay pending (rerun to resume)\n".encode(),
+        )
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+    os._exit(128 + (_first[0] if _first else signal.SIGINT))
 
 
 def install() -> None:
     """Route SIGINT and SIGTERM through the stop handler for the rest of the process (main thread
-    only; the command line calls it first thing)."""
+    only; the command line calls it first thing). The process then ends at the latest
+    :data:`STOP_GRACE_S` after the first stop signal."""
     if threading.current_thread() is threading.main_thread():
+        if not _deadline:
+            _deadline.append(
+                threading.Thread(target=_end_at_deadline, name="kernbench-stop", daemon=True)
+            )
         for sig in STOP_SIGNALS:
             signal.signal(sig, _handler)
+
+
+def _noting_handler(signum: int, frame: object) -> None:
+    _received.append(signum)
+    raise KeyboardInterrupt
+
+
+def note_interrupts() -> None:
+    """In a worker: a SIGINT raises ``KeyboardInterrupt`` as Python's default handler does, and
+    is noted (:func:`stop_signal`), so that a cell tells a Ctrl-C from a method that raises
+    ``KeyboardInterrupt`` itself (main thread only; SIGTERM keeps its default action)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _noting_handler)
 
 
 @contextlib.contextmanager
@@ -77,6 +130,8 @@ def signals_stop() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    if _first:  # the command line was stopped already (a library swallowed the interrupt)
+        raise KeyboardInterrupt(f"signal {signal.Signals(_first[0]).name}")
     reset()
     previous = {sig: signal.signal(sig, _handler) for sig in STOP_SIGNALS}
     try:
@@ -94,11 +149,33 @@ def raise_if_stopping(exc: BaseException) -> None:
 
 
 def leave_now() -> NoReturn:
-    """End the process with :func:`exit_status` once the exit handlers have run, skipping the
-    interpreter's final garbage collection of every module (seconds after a run has loaded the
-    numerical stack): a stopped job must be gone promptly. Only for the command line, after the
-    store is closed."""
+    """End the process with :func:`exit_status` at once, and every process it started with it.
+
+    Every process below this one is killed first (:func:`kernbench.runner.reaping.
+    end_descendants`): workers that the signal did not reach (it was sent to this process
+    alone, as ``docker stop`` and Kubernetes send it) would otherwise keep the interpreter's
+    exit waiting on them. Then, with the standard error closed (what the dying workers' and
+    libraries' threads might still say is no message of the run's), the exit handlers run and
+    the process ends without the interpreter's final garbage collection of every module
+    (seconds after a run has loaded the numerical stack). Only for the command line, after the
+    store is closed and the last line printed."""
+    from kernbench.runner.reaping import end_descendants
+
+    end_descendants()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+    threading.Thread(target=_end_soon, args=(exit_status(),), daemon=True).start()
     _exit(exit_status())
+
+
+def _end_soon(status: int, after_s: float = 5.0) -> None:
+    """End the process with ``status`` after ``after_s`` (exit handlers that hang)."""
+    threading.Event().wait(after_s)
+    os._exit(status)
 
 
 def leave(status: int) -> NoReturn:

@@ -233,3 +233,22 @@ def test_entry_point_methods_are_listed_described_and_resolved(entry_point_dist,
     assert cls.__name__ == "TinyCentroid"
     assert source.record() == {"module": "tinyplug", "distribution": "tinyplug", "version": "0.3"}
     assert validate(write_spec(tmp_path, {"T": {"estimator": "tiny_centroid"}}))[0] == 0
+
+
+@pytest.mark.parametrize("kind", ["sparse", "FIFO", "directory"])
+def test_a_plugin_file_is_read_through_the_bounded_reader(tmp_path, kind):
+    plugin = tmp_path / "big.py"
+    if kind == "sparse":  # refused by its size before a byte is read (any size: 3 GB too)
+        with plugin.open("wb") as fh:
+            fh.truncate(2 * 10**6)
+        words = "plug-in file is 2.0 MB, more than the 1.0 MB kernbench reads"
+    elif kind == "FIFO":
+        os.mkfifo(plugin)
+        words = "is a FIFO (named pipe), not a regular plug-in file"
+    else:
+        plugin.mkdir()
+        words = "is a directory, not a regular plug-in file"
+    path = write_spec(tmp_path, {"M": {"estimator": "big:Anything"}}, plugins=["big.py"])
+    code, text = validate(path)  # no MemoryError, no hang, no 'no such file'
+    assert code == 2 and "plugins[0]" in text and words in text, text
+    assert "no such file" not in text

@@ -600,3 +600,244 @@ def worker_kill_trial(
         check_store(out, reference),
         err.decode(errors="replace") if err else "",
     )
+
+
+# -- plug-ins that try to hurt the run, and stops sent to the main process alone ---------------
+
+#: a plug-in file whose method does one hostile thing in ``fit`` (its ``act`` parameter) and
+#: predicts from the global ``numpy.random`` (so a cell's numbers show the generator's state)
+HOSTILE_PLUGIN = """
+import os
+import signal
+import sys
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from kernbench.methods import register
+
+
+@register("hostile")
+class Hostile(ClassifierMixin, BaseEstimator):
+    def __init__(self, act="none"):
+        self.act = act
+
+    def fit(self, X, y):
+        act = self.act
+        if act == "exit":
+            sys.exit(0)
+        if act == "os_exit":
+            os._exit(0)
+        if act == "interrupt":
+            raise KeyboardInterrupt
+        if act == "chdir":
+            os.chdir(os.environ["HOSTILE_DIR"])
+        if act == "env":
+            os.environ["HOSTILE_MARK"] = "set by a cell"
+            os.environ.pop("HOSTILE_KEEP", None)
+        if act == "path":
+            sys.path.insert(0, "/nonexistent-hostile")
+        if act == "signal":
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        self.classes_ = np.unique(y)
+        self.draw_ = np.random.rand()
+        return self
+
+    def predict(self, X):
+        # from the global generator: the cell's test error depends on its state
+        rng = np.random.rand(len(X)) < 0.5
+        return np.where(rng, self.classes_[0], self.classes_[-1])
+"""
+
+#: hostile acts whose cell must fail while the run goes on
+EXIT_ACTS = ("exit", "os_exit", "interrupt")
+#: hostile acts that change the process's state and must not reach other cells or the run (a
+#: signal handler, "signal", can be set only in a main thread: not on Dask, whose cells run in
+#: worker threads; tests/runner/test_cell_state.py checks it)
+STATE_ACTS = ("chdir", "env", "path", "none")
+
+
+def write_plugin_spec(
+    directory: Path, acts: tuple[str, ...], *, realisations: int = 1, name: str = "hostile"
+) -> Path:
+    """A spec beside :data:`HOSTILE_PLUGIN` with one method per act (labelled by the act) and
+    an honest AdaBoost, on embedded data."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "hostile.py").write_text(HOSTILE_PLUGIN, encoding="utf-8")
+    methods: dict[str, Any] = {
+        act: {"estimator": "hostile", "params": {"act": act}} for act in acts
+    }
+    methods["ada"] = {"estimator": "adaboost", "params": {"n_estimators": 3}}
+    spec = {
+        "name": name,
+        "plugins": ["hostile.py"],
+        "datasets": ["breast_cancer"],
+        "protocol": {**STORE_FAULT_SPEC["protocol"], "n_realisations": realisations},
+        "methods": methods,
+    }
+    path = directory / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, limit_s: float = 600
+) -> subprocess.CompletedProcess:
+    """``kernbench ARGS`` as a subprocess (its own session), with a bound on a hang."""
+    return subprocess.run(
+        kernbench_argv(*args),
+        cwd=cwd,
+        env=env if env is not None else child_env(),
+        capture_output=True,
+        text=True,
+        timeout=limit_s,
+        start_new_session=True,
+    )
+
+
+def statuses_by_method(out_dir: Path) -> dict[str, list[str]]:
+    """``method label -> [status, ...]`` of a store (read-only)."""
+    found: dict[str, list[str]] = {}
+    for (_, _, method), status, *_ in cell_table(out_dir).values():
+        found.setdefault(method, []).append(status)
+    return found
+
+
+def errors_by_method(out_dir: Path) -> dict[str, list[str]]:
+    with sqlite3.connect(f"file:{Path(out_dir) / 'results.sqlite'}?mode=ro", uri=True) as con:
+        rows = con.execute("SELECT method, error FROM cells WHERE status != 'done'").fetchall()
+    found: dict[str, list[str]] = {}
+    for method, error in rows:
+        found.setdefault(method, []).append(error or "")
+    return found
+
+
+def process_tree(pid: int) -> list[int]:
+    """The pids of every process below ``pid``."""
+    import psutil
+
+    with contextlib.suppress(psutil.Error):
+        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+    return []
+
+
+def alive(pids: list[int]) -> list[int]:
+    """Those of ``pids`` still running (a zombie waiting for its reaper counts as ended)."""
+    import psutil
+
+    out = []
+    for pid in pids:
+        with contextlib.suppress(psutil.Error):
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                out.append(pid)
+    return out
+
+
+def wait_gone(pids: list[int], limit_s: float) -> tuple[list[int], float]:
+    """Wait until none of ``pids`` runs (at most ``limit_s``); the ones left and the seconds."""
+    t0 = time.monotonic()
+    left = alive(pids)
+    while left and time.monotonic() - t0 < limit_s:
+        time.sleep(0.05)
+        left = alive(left)
+    return left, time.monotonic() - t0
+
+
+@dataclass
+class PidSignalTrial:
+    """A stop signal sent to the main process alone, as ``docker stop`` and Kubernetes send it."""
+
+    phase: str
+    returncode: int | None
+    stop_s: float
+    children_left: list[int]
+    statuses: dict[str, int]
+    stderr: str
+
+
+def pid_signal_trial(
+    spec_path: Path,
+    out: Path,
+    *extra: str,
+    after_s: float,
+    sig: int = signal.SIGTERM,
+    rows: int = 0,
+    env: dict[str, str] | None = None,
+    limit_s: float = 120.0,
+) -> PidSignalTrial:
+    """Start ``kernbench run``, wait ``after_s`` seconds after ``rows`` rows are stored (0: after
+    the start), send ``sig`` to its main process only, and wait (at most ``limit_s``) for it to
+    end. Returns the exit status, the seconds from the signal to the end, and which of the
+    processes it had started were still running 10 s after it ended."""
+    proc = start_run(spec_path, out, *extra, env=env)
+    phase = f"{after_s:.1f} s after the start"
+    if rows:
+        wait_rows(proc, out, rows)
+        phase = f"{after_s:.1f} s after {rows} row(s)"
+    time.sleep(after_s)
+    started = process_tree(proc.pid)
+    t0 = time.monotonic()
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, sig)
+    try:
+        proc.wait(timeout=limit_s)
+        stop_s = time.monotonic() - t0
+    except subprocess.TimeoutExpired:
+        stop_s = float("inf")
+    started += [p for p in process_tree(proc.pid) if p not in started]
+    left, _ = wait_gone(started, 10.0) if proc.poll() is not None else (alive(started), 0.0)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    _, err = proc.communicate()
+    statuses: dict[str, int] = {}
+    for _, status, *_ in cell_table(out).values():
+        statuses[status] = statuses.get(status, 0) + 1
+    return PidSignalTrial(
+        phase,
+        proc.returncode if stop_s != float("inf") else None,
+        stop_s,
+        left,
+        statuses,
+        err.decode(errors="replace") if err else "",
+    )
+
+
+@dataclass
+class OrphanTrial:
+    """SIGKILL of the main process: which processes it started outlive it, and for how long."""
+
+    started: list[int]
+    left: list[int]
+    gone_s: float
+
+
+def orphan_trial(
+    spec_path: Path, out: Path, *extra: str, env: dict[str, str] | None = None, wait_for: int = 2
+) -> OrphanTrial:
+    """Start ``kernbench run``, wait until it has ``wait_for`` processes below it and a cell in
+    flight, SIGKILL its main process, and wait (at most 30 s) for every process it started to
+    end. The run's own session is killed afterwards, whatever is left."""
+    env = env if env is not None else child_env(KERNBENCH_FAULT_CELL_DELAY="3")
+    proc = start_run(spec_path, out, *extra, env=env)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len(process_tree(proc.pid)) >= wait_for and count_plan(out):
+            break
+        time.sleep(0.1)
+    time.sleep(1.0)  # the workers have taken cells
+    started = process_tree(proc.pid)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    left, gone_s = wait_gone(started, 30.0)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    return OrphanTrial(started, left, gone_s)

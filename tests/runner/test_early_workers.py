@@ -10,7 +10,7 @@ import threading
 import time
 
 import pytest
-from joblib import Parallel, delayed
+from joblib import delayed
 
 from kernbench.runner import early_workers as ew
 
@@ -51,7 +51,7 @@ def test_local_workers_are_started_with_the_modules_and_reused_then_killed():
     early = ew.start_early("local", 2)
     assert early is not None and early.workers == 2
     early.join()
-    seen = Parallel(n_jobs=2, batch_size=1)(delayed(_pid_and_modules)() for _ in range(4))
+    seen = ew.local_parallel(2, batch_size=1)(delayed(_pid_and_modules)() for _ in range(4))
     from joblib.externals.loky import reusable_executor
 
     started = set(reusable_executor._executor._processes)  # the pids loky started

@@ -63,3 +63,51 @@ def test_leave_ends_as_the_interpreter_would_less_its_teardown(tmp_path):
     assert proc.stdout == "x" * 10000 + "\n"
     assert (tmp_path / "atexit").read_text() == "ran"
     assert (tmp_path / "thread").read_text() == "ran"
+
+
+#: a command line whose clean-up hangs after a stop (as a library's close can)
+HANGING_CLEANUP = """
+import os, signal, time
+from kernbench.runner import stop
+stop.STOP_GRACE_S = 0.5
+stop.install()
+try:
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(600)
+except KeyboardInterrupt:
+    while True:  # the clean-up never ends
+        time.sleep(0.01)
+"""
+
+
+def test_a_stopped_command_line_ends_within_the_grace_period_whatever_hangs():
+    done = subprocess.run(
+        [sys.executable, "-c", HANGING_CLEANUP], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 143
+    assert "the clean-up did not end within 0.5 s" in done.stderr
+
+
+#: a command line whose stop is swallowed by a library before the run's own loop begins
+SWALLOWED = """
+import os, signal, sys
+from kernbench.runner import stop
+stop.install()
+try:
+    os.kill(os.getpid(), signal.SIGTERM)
+    signal.pause()
+except KeyboardInterrupt:
+    pass  # a library's `except BaseException`
+try:
+    with stop.signals_stop():
+        print("the run went on", flush=True)
+except KeyboardInterrupt:
+    print("stopped", stop.exit_status(), flush=True)
+"""
+
+
+def test_a_stop_swallowed_before_the_run_still_stops_it_with_the_signals_status():
+    done = subprocess.run(
+        [sys.executable, "-c", SWALLOWED], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.split() == ["stopped", "143"], done.stdout + done.stderr
