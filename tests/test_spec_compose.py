@@ -133,9 +133,12 @@ def test_an_extending_spec_may_list_a_base_data_set_again_unchanged_or_under_a_n
     write(tmp_path, BASE, "base.yaml")
     same = {"name": "twonorm", "options": {"n_train": 100, "n_test": 200}}
     other = {"name": "twonorm", "label": "twonorm-small", "options": {"n_train": 50}}
-    doc = {"extends": "base.yaml", "name": "child", "datasets": [same, other, "heart"]}
+    doc = {"extends": "base.yaml", "name": "child", "datasets": [same, other]}
     spec = load_spec(write(tmp_path, doc), check_datasets=False)
     assert sorted(d.label for d in spec.datasets) == ["heart", "twonorm", "twonorm-small"]
+    # a bare base name is the trap of keeping a subset (keep: is meant), refused
+    with pytest.raises(SpecError, match="keep:"):
+        load_spec(write(tmp_path, {**doc, "datasets": [same, "heart"]}), check_datasets=False)
 
 
 def test_an_extending_spec_without_a_name_gets_its_own_never_the_bases(tmp_path):
