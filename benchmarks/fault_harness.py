@@ -424,25 +424,51 @@ def dask_trials(n: int, n_scheduler: int, root: Path) -> list[dict]:
 
 
 # -- issue 35: signals, dead workers, silent schedulers, huge inputs, planted symlinks ---------
+# A child's peak RSS (``ru_maxrss`` from ``wait4``) includes the peak of the process it was
+# forked from: Linux carries the forking process's high-water mark across fork and exec. Forked
+# straight from this harness (hundreds of MB after a full run's families), every child would
+# "use" that much. So the command runs under a small launcher that forks it and reports the
+# child's own usage: the launcher's peak is the harness's, the command's is its own.
+_LAUNCHER = """
+import os, subprocess, sys
+proc = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(proc.pid, 0)
+with open(sys.argv[1], "w") as fh:
+    fh.write(f"{usage.ru_utime + usage.ru_stime} {usage.ru_maxrss}")
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
 def _timed(argv: list[str], env: dict | None = None, cwd: Path | None = None, limit_s=120.0):
-    """Run ``argv``; (exit status, wall s, CPU s, peak RSS MB, stderr) of the child."""
+    """Run ``argv`` under the launcher; (exit status, wall s, CPU s, peak RSS MB, stderr) of the
+    command itself (a command ended by signal N exits 128 + N)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".usage", delete=False) as fh:
+        usage_file = fh.name
     t0 = time.monotonic()
     proc = subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd,
-        start_new_session=True,
+        [sys.executable, "-c", _LAUNCHER, usage_file, *argv], stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, env=env, cwd=cwd, start_new_session=True,
     )  # fmt: skip
     killer = threading.Timer(limit_s, lambda: os.killpg(proc.pid, signal.SIGKILL))
     killer.start()
     try:
-        _, status, usage = os.wait4(proc.pid, 0)
+        err_bytes = proc.stderr.read() if proc.stderr else b""
+        status = proc.wait()
     finally:
         killer.cancel()
     wall = time.monotonic() - t0
-    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    proc.stderr.close()
-    code = os.waitstatus_to_exitcode(status)
-    cpu = usage.ru_utime + usage.ru_stime
-    return code, wall, cpu, usage.ru_maxrss / 1024, err
+    err = err_bytes.decode(errors="replace")
+    if proc.stderr:
+        proc.stderr.close()
+    try:
+        cpu_text, rss_text = Path(usage_file).read_text().split()
+        cpu, rss_mb = float(cpu_text), int(rss_text) / 1024
+    except ValueError:  # killed before the command ended: nothing measured
+        cpu, rss_mb = float("nan"), float("nan")
+    finally:
+        Path(usage_file).unlink(missing_ok=True)
+    return status, wall, cpu, rss_mb, err
 
 
 def sigterm_trials(n: int, root: Path, seed: int) -> list[dict]:
