@@ -181,7 +181,8 @@ class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
     def _fit_kernel(self, K: Any, y: Any) -> None:
         K = _float_matrix(K)
         y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
+        if y.dtype.kind not in "biuUS":  # labels of these kinds are class labels already
+            check_classification_targets(y)  # floats: not continuous; objects: not mixed
         if K.shape[0] != K.shape[1] or K.shape[0] != y.shape[0]:
             raise ValueError(f"Gram matrix of shape {K.shape} does not match {y.shape[0]} labels")
         classes, codes = np.unique(y, return_inverse=True)
