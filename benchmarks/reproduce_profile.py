@@ -16,20 +16,22 @@ Usage::
     python benchmarks/reproduce_profile.py results/lin_li_table1 results/lin_li_table2 \\
         --datasets --top 20 --markdown
 
-A store is named by its spec (``lin_li_table2``). A store filled partly with ``--reuse`` holds the
-reused cells again, with their original CPU: list it beside its source and those cells count twice
-(``lin_li_table2``'s SVM-Stump/Perc rows are ``lin_li_table1``'s).
+A store is named by its spec (``lin_li_table2``). Cells a run copied from another store
+(``--reuse``: their result names ``reused_from``) cost that run nothing and are left out (counted
+in the spec's line as reused); ``--with-reused`` counts them with their original CPU.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from kernbench.records import FINAL_STATUSES
-from kernbench.store import find_stores
+from kernbench.store import STORE_FILE, find_stores
 from kernbench.store.progress import format_seconds, progress_of, read_store
 
 
@@ -53,11 +55,34 @@ class SpecTotal:
     cpu: float
     cell: float
     span: float | None
+    reused: int = 0
 
 
-def profile(directory: Path, *, by_dataset: bool) -> tuple[list[Row], SpecTotal]:
+def reused_cells(directory: Path) -> set[str]:
+    """Ids of the cells whose result names ``reused_from`` (copied by ``run --reuse``)."""
+    uri = f"file:{directory / STORE_FILE}?mode=ro"
+    con = sqlite3.connect(uri, uri=True)
+    try:
+        rows = con.execute("SELECT cell_id, result FROM cells").fetchall()
+    finally:
+        con.close()
+    out = set()
+    for cell_id, result in rows:
+        try:
+            if json.loads(result or "{}").get("reused_from"):
+                out.add(cell_id)
+        except (ValueError, AttributeError):
+            continue
+    return out
+
+
+def profile(
+    directory: Path, *, by_dataset: bool, with_reused: bool = False
+) -> tuple[list[Row], SpecTotal]:
     """The rows and totals of the store in ``directory``."""
     spec, plan, rows, _ = read_store(directory)
+    reused = set() if with_reused else reused_cells(directory)
+    rows = [r for r in rows if r["cell_id"] not in reused]
     whole = progress_of(spec, plan, rows, directory=directory)
     name = whole.name
     parts = (
@@ -91,6 +116,7 @@ def profile(directory: Path, *, by_dataset: bool) -> tuple[list[Row], SpecTotal]
         cpu=whole.cpu_seconds or 0.0,
         cell=whole.cell_seconds,
         span=whole.wall_seconds,
+        reused=len(reused),
     )
     return out, total
 
@@ -139,7 +165,7 @@ def render(rows: list[Row], totals: list[SpecTotal], *, top: int, jobs: int, mar
     body = [
         [
             t.spec,
-            f"{t.finished}/{t.planned}",
+            f"{t.finished}/{t.planned}" + (f" (+{t.reused} reused)" if t.reused else ""),
             _minutes(t.cpu),
             _minutes(t.cell),
             _minutes(t.span) if t.span is not None else "-",
@@ -176,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=25, help="rows shown (0: all)")
     parser.add_argument("--jobs", type=int, default=2, help="cores for the floor column")
     parser.add_argument("--markdown", action="store_true", help="a Markdown table")
+    parser.add_argument("--with-reused", action="store_true", help="count --reuse'd cells too")
     args = parser.parse_args(argv)
     stores = [d for p in args.paths for d in find_stores(p)]
     if not stores:
@@ -184,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = []
     totals: list[SpecTotal] = []
     for d in stores:
-        r, t = profile(d, by_dataset=args.datasets)
+        r, t = profile(d, by_dataset=args.datasets, with_reused=args.with_reused)
         rows += r
         totals.append(t)
     print(render(rows, totals, top=args.top, jobs=args.jobs, markdown=args.markdown))
