@@ -22,7 +22,7 @@ STAMP := $(if $(VENV_PYTHON),$(VENV)/.install.stamp,.install.stamp)
 # pyproject.toml). `make install LOCK=` installs from pyproject.toml's ranges instead.
 LOCK ?= requirements-lock.txt
 
-.PHONY: install lock test test-portable test-slow verify lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens reproduce-cgens-pendigits reproduce-exrm reproduce-cgboost reproduce-cgboost-light reproduce-cgboost-figs reproduce-multiboost-cw faults docs docs-figures
+.PHONY: install lock test test-portable test-slow verify lint format quickstart bench clean reproduce reproduce-lin-li reproduce-cgens reproduce-cgens-pendigits reproduce-exrm reproduce-cgboost reproduce-cgboost-light reproduce-cgboost-figs reproduce-multiboost-cw reproduce-estimate faults docs docs-figures
 
 ifdef VENV
 $(VENV)/bin/python:
@@ -76,6 +76,11 @@ KB := $(PYTHON) -m kernbench
 # Reproduction targets take REALISATIONS=N for a quick look (the specs' defaults are the papers').
 REALISATIONS ?=
 RFLAG := $(if $(REALISATIONS),--realisations $(REALISATIONS),)
+# Where the reproduction runs' cells go: BACKEND=dask (SCHEDULER=tcp://HOST:PORT for a cluster, else
+# a LocalCluster of JOBS workers); unset, the local process pool.
+BACKEND ?=
+SCHEDULER ?=
+BFLAG := $(if $(BACKEND),--backend $(BACKEND),) $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
 
 quickstart: $(STAMP) ## run the quickstart experiment on embedded data and print its table
 	$(KB) run experiments/quickstart.yaml --jobs $(JOBS)
@@ -104,60 +109,84 @@ bench: $(STAMP)
 faults: $(STAMP) ## fault harness: kills, fuzzed specs, Dask, signals, worker kills, silent schedulers, huge inputs, symlinks, plug-ins, PID-only signals
 	$(PYTHON) benchmarks/fault_harness.py
 
-# reproduce runs every paper's target except reproduce-cgboost, which takes hours (≈ 6-7 h on one core,
-# estimated from timed cells; it ran to completion once, in segments with fixes between them, and has not
-# been timed in one uninterrupted run: docs/papers/cgboost.md). Run it on its own.
-reproduce: reproduce-lin-li reproduce-cgens reproduce-exrm reproduce-multiboost-cw
+# reproduce runs the five papers one after the other (CG-Boost last, its hours), each step resumable:
+# rerun the same command after a stop and every spec skips its finished cells. It first prints what
+# is known of the time: the recorded wall time of each target (docs/papers/*.md, "Run time") and,
+# for each spec with a store under results/ already, `kernbench status`'s estimate of what remains.
+REPRO_SPECS := lin_li_table1 lin_li_table2 uci_stumps uci_fourier_perceptron spam_stumps \
+	multiclass_uci exrm_table1 exrm_table3 exrm_equivalence exrm_fig1_lambda exrm_fig1_time \
+	multiboost_cw cgboost_table2 cgboost_table3_4 cgboost_fig1 cgboost_fig4 cgboost_table5
+reproduce: $(STAMP) ## all five papers: Lin & Li, CGENS, ExRM, MultiBoost_cw, CG-Boost (resumable)
+	@$(MAKE) --no-print-directory reproduce-estimate
+	$(MAKE) reproduce-lin-li
+	$(MAKE) reproduce-cgens
+	$(MAKE) reproduce-exrm
+	$(MAKE) reproduce-multiboost-cw
+	$(MAKE) reproduce-cgboost
+	@$(MAKE) --no-print-directory reproduce-estimate
+
+# The time `make reproduce` needs, printed before it starts (and after it ends): recorded wall
+# times at JOBS=2 on a 2-core machine, then the estimate of what remains for stores already begun.
+reproduce-estimate: $(STAMP)
+	@echo "make reproduce at JOBS=2 on 2 cores, recorded (docs/papers/*.md, Run time):"
+	@echo "  reproduce-lin-li ~1 h 44 min, reproduce-cgens ~3 h 23 min, reproduce-exrm ~15 min,"
+	@echo "  reproduce-multiboost-cw ~4 h, reproduce-cgboost ~3-3.5 h (6-7 h of one core):"
+	@echo "  about 12-13 h in all from an empty results/ (docs/performance.md: where it goes)"
+	@for s in $(REPRO_SPECS); do \
+		if [ -f results/$$s/results.sqlite ]; then \
+			$(KB) status results/$$s --jobs $(JOBS) | grep -E "cells finished|^estimate|nothing remains" \
+				| sed "s|^|  $$s: |"; \
+		fi; done
 
 reproduce-lin-li: $(STAMP) ## Lin & Li Tables I-II and Fig. 2 (100 runs by default; REALISATIONS=N to cap)
-	$(KB) run experiments/lin_li_table1.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/lin_li_table1.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/lin_li_table1 --out results/lin_li_table1.md
-	$(KB) run experiments/lin_li_table2.yaml --jobs $(JOBS) $(RFLAG) --reuse results/lin_li_table1
+	$(KB) run experiments/lin_li_table2.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG) --reuse results/lin_li_table1
 	$(KB) table results/lin_li_table2 --out results/lin_li_table2.md
-	$(KB) run experiments/lin_li_fig2.yaml --jobs $(JOBS)
+	$(KB) run experiments/lin_li_fig2.yaml --jobs $(JOBS) $(BFLAG)
 	$(KB) plot results/lin_li_fig2 --kind boundary --out results/figures
 
 reproduce-cgens: $(STAMP) ## Shen & Liu Tables I-IV and Figs 1, 2, 3, 5 (REALISATIONS=N to cap)
-	$(KB) run experiments/uci_stumps.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/uci_stumps.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/uci_stumps --out results/uci_stumps.md
-	$(KB) run experiments/uci_fourier_perceptron.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/uci_fourier_perceptron.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/uci_fourier_perceptron --out results/uci_fourier_perceptron.md
-	$(KB) run experiments/spam_stumps.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/spam_stumps.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/spam_stumps --out results/spam_stumps.md
 	$(KB) plot results/spam_stumps --kind fig5 --out results/figures
-	$(KB) run experiments/multiclass_uci.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/multiclass_uci.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/multiclass_uci --out results/multiclass_uci.md
 	$(KB) plot results/multiclass_uci --kind fig3 --out results/figures
-	$(KB) run experiments/cgens_fig1.yaml --jobs $(JOBS)
+	$(KB) run experiments/cgens_fig1.yaml --jobs $(JOBS) $(BFLAG)
 	$(KB) plot results/cgens_fig1 --kind boundary_trace --out results/figures
-	$(KB) run experiments/cgens_fig2.yaml --jobs 1
+	$(KB) run experiments/cgens_fig2.yaml --jobs 1 $(BFLAG)
 	$(KB) plot results/cgens_fig2 --kind time --out results/figures
 
 reproduce-cgens-pendigits: $(STAMP) ## Table III's protocol on pendigits, the row the paper names without a number (not in reproduce-cgens: hours)
-	$(KB) run experiments/multiclass_pendigits.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/multiclass_pendigits.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/multiclass_pendigits --out results/multiclass_pendigits.md
 
 reproduce-exrm: $(STAMP) ## Guo, Wang & Ling Tables 1-3, Fig. 1 and the equivalence experiment (REALISATIONS=N to cap)
-	$(KB) run experiments/exrm_table1.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/exrm_table1.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/exrm_table1 --out results/exrm_table1.md
-	$(KB) run experiments/exrm_table2.yaml --jobs $(JOBS) $(RFLAG) --reuse results/exrm_table1
+	$(KB) run experiments/exrm_table2.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG) --reuse results/exrm_table1
 	$(KB) table results/exrm_table2 --out results/exrm_table2.md
-	$(KB) run experiments/exrm_table3.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/exrm_table3.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/exrm_table3 --out results/exrm_table3.md
 	$(PYTHON) -m kernbench.report exrm table3 results/exrm_table3 --out results/exrm_table3_average.md
-	$(KB) run experiments/exrm_equivalence.yaml --jobs $(JOBS) $(RFLAG) --reuse results/exrm_table1
+	$(KB) run experiments/exrm_equivalence.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG) --reuse results/exrm_table1
 	$(PYTHON) -m kernbench.report exrm equivalence results/exrm_equivalence --out results/exrm_equivalence.md
-	$(KB) run experiments/exrm_fig1_lambda.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/exrm_fig1_lambda.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) plot results/exrm_fig1_lambda --kind exrm_fig1 --out results/figures
-	$(KB) run experiments/exrm_fig1_convergence.yaml --jobs $(JOBS)
+	$(KB) run experiments/exrm_fig1_convergence.yaml --jobs $(JOBS) $(BFLAG)
 	$(KB) plot results/exrm_fig1_convergence --kind exrm_fig1 --out results/figures
-	$(KB) run experiments/exrm_fig1_time.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/exrm_fig1_time.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) plot results/exrm_fig1_time --kind exrm_fig1 --out results/figures
 
 reproduce-cgboost: $(STAMP) ## Bi, Zhang & Bennett Tables 2-5 (Table 2 at TR1 and TR2), Figs 1-4, the benchmark (hours; REALISATIONS=N to cap)
-	$(KB) run experiments/cgboost_table2.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/cgboost_table2.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/cgboost_table2 --out results/cgboost_table2.md
-	$(KB) run experiments/cgboost_table3_4.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/cgboost_table3_4.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/cgboost_table3_4 --out results/cgboost_table3_4.md
 	$(KB) plot results/cgboost_table3_4 --kind cgboost_fig2 --out results/figures
 	$(KB) plot results/cgboost_table3_4 --kind cgboost_fig3 --out results/figures
@@ -169,9 +198,9 @@ reproduce-cgboost: $(STAMP) ## Bi, Zhang & Bennett Tables 2-5 (Table 2 at TR1 an
 CGB_LP := $(foreach m,linear RBF composite mixture,--only method=$(m)-1n)
 CGB_LP34 := $(foreach m,L Q R LQ-comp LR-comp LQR-comp LQR-mix LQR-reg,--only method=$(m)-1n)
 reproduce-cgboost-light: $(STAMP) ## CG-Boost in about an hour: 1-norm rows of Tables 2-4, Table 5, Figs 1-4 (REALISATIONS=N to cap)
-	$(KB) run experiments/cgboost_table2.yaml --jobs $(JOBS) $(RFLAG) $(CGB_LP)
+	$(KB) run experiments/cgboost_table2.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG) $(CGB_LP)
 	$(KB) table results/cgboost_table2 --out results/cgboost_table2.md
-	$(KB) run experiments/cgboost_table3_4.yaml --jobs $(JOBS) $(RFLAG) $(CGB_LP34)
+	$(KB) run experiments/cgboost_table3_4.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG) $(CGB_LP34)
 	$(KB) table results/cgboost_table3_4 --out results/cgboost_table3_4.md
 	$(KB) plot results/cgboost_table3_4 --kind cgboost_fig2 --out results/figures
 	$(KB) plot results/cgboost_table3_4 --kind cgboost_fig3 --out results/figures
@@ -179,17 +208,17 @@ reproduce-cgboost-light: $(STAMP) ## CG-Boost in about an hour: 1-norm rows of T
 
 # Fig. 1 (toy regression), Fig. 4 (improper C) and Table 5 (iterations vs training size)
 reproduce-cgboost-figs: $(STAMP)
-	$(KB) run experiments/cgboost_fig1.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/cgboost_fig1.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/cgboost_fig1 --out results/cgboost_fig1.md
 	$(KB) plot results/cgboost_fig1 --kind cgboost_fig1 --out results/figures
-	$(KB) run experiments/cgboost_fig4.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/cgboost_fig4.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) plot results/cgboost_fig4 --kind cgboost_fig4 --out results/figures
-	$(KB) run experiments/cgboost_table5.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/cgboost_table5.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/cgboost_table5 --out results/cgboost_table5.md
 	$(KB) table results/cgboost_table5 --value fit_time_s --out results/cgboost_table5_time.md
 
 reproduce-multiboost-cw: $(STAMP) ## Lin et al. (ACCV 2012) Figs 1, 2 and 6 (REALISATIONS=N to cap)
-	$(KB) run experiments/multiboost_cw.yaml --jobs $(JOBS) $(RFLAG)
+	$(KB) run experiments/multiboost_cw.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/multiboost_cw --out results/multiboost_cw.md
 	$(KB) plot results/multiboost_cw --kind multiboost_cw --out results/figures
 	$(PYTHON) -m kernbench.report multiboost_cw convergence --results results/multiboost_cw --out results/multiboost_cw_convergence.md

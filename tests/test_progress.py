@@ -539,3 +539,30 @@ def test_a_run_records_the_keys_of_the_cells_it_was_asked_for(tmp_path):
         ids = {(r["dataset"], r["realisation"], r["method"]): r["cell_id"] for r in st.rows()}
         assert st.get_meta(ACTIVE_RUN) is None  # cleared at the run's end
     assert record["cells"] == [ids[tuple(k)] for k in record["keys"]]
+
+
+def test_reproduce_profile_counts_what_status_counts(store_dir) -> None:
+    """benchmarks/reproduce_profile.py: its rows (by method, and by method × dataset) add up to
+    ``kernbench status``'s per-method CPU and cell time, from the same reading code."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "reproduce_profile.py"
+    spec = importlib.util.spec_from_file_location("reproduce_profile", path)
+    tool = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = tool  # its dataclasses look their module up
+    spec.loader.exec_module(tool)
+    _set_durations(store_dir, DURATIONS)
+    status = {g.label: g for g in read_progress(store_dir).by_method if g.finished}
+    rows, total = tool.profile(store_dir, by_dataset=False)
+    assert {r.method: (r.cells, r.cell) for r in rows} == {
+        m: (g.finished, g.cell_seconds) for m, g in status.items()
+    }
+    split, _ = tool.profile(store_dir, by_dataset=True)
+    for m, g in status.items():
+        mine = [r for r in split if r.method == m]
+        assert sum(r.cells for r in mine) == g.finished
+        assert sum(r.cell for r in mine) == pytest.approx(g.cell_seconds)
+        assert sum(r.cpu for r in mine) == pytest.approx(g.cpu_seconds or 0.0)
+    assert total.finished == read_progress(store_dir).finished
+    text = tool.render(rows, [total], top=0, jobs=2, markdown=True)
+    assert text.startswith("| spec | method | cells | CPU |")

@@ -185,6 +185,21 @@ class KernbenchClassifier(ClassifierMixin, BaseEstimator):
     coefficients otherwise.
     """
 
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        """scikit-learn's parameter names (the signature of ``__init__``), read once per class.
+
+        ``get_params`` (hence ``clone``, ``set_params`` and every ``fit``'s parameter check)
+        reads ``__init__``'s signature on each call; a model-selection grid calls it thousands
+        of times per cell (an SVM-Gauss cell: 550 clones and fits), and a class's signature
+        does not change, so it is kept in the class's own ``__dict__`` (subclasses read theirs).
+        """
+        names = cls.__dict__.get("_kernbench_param_names")
+        if names is None:
+            names = tuple(super()._get_param_names())
+            cls._kernbench_param_names = names
+        return list(names)
+
     def _labels_from_decision(self, dec: np.ndarray) -> np.ndarray:
         """Labels from this estimator's decision values (see :func:`labels_from_decision`)."""
         return labels_from_decision(self.classes_, dec)

@@ -15,15 +15,17 @@ computed once per realisation by the runner) and an elementwise map to the Gram 
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.base import _fit_context
-from sklearn.svm import SVC
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import _libsvm as libsvm
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from kernbench.methods.base import KernbenchClassifier, PrecomputedKernelMixin
@@ -37,6 +39,89 @@ def _too_large(what: str, *arrays: np.ndarray) -> str:
         f"feature values too large: {what} overflow float64 (largest magnitude {big:.3g}); "
         "rescale the features, e.g. protocol.preprocess: minmax"
     )
+
+
+def _float_matrix(K: Any) -> np.ndarray:
+    """``K`` as a C-ordered float64 matrix of finite values (what ``check_array`` would accept
+    and return for a dense array, without its data-frame probes: a Gram slice per fit)."""
+    if not isinstance(K, np.ndarray):
+        return check_array(K, dtype=np.float64, order="C")
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    if K.ndim != 2:
+        return check_array(K, dtype=np.float64, order="C")  # its error for a wrong shape
+    if K.size == 0 or not np.isfinite(K).all():
+        return check_array(K, dtype=np.float64, order="C")  # its error for NaN, inf, empty
+    return K
+
+
+class _LibsvmModel:
+    """One C-SVC on a precomputed kernel, fitted and evaluated by scikit-learn's libsvm binding
+    with exactly the arguments ``SVC(kernel="precomputed", C, tol, cache_size)`` passes it
+    (``sklearn.svm._base.BaseLibSVM._dense_fit`` and ``_dense_decision_function``), so the
+    model and its decision values are bitwise SVC's (``tests/methods/test_kernel_svm.py``
+    compares them) without SVC's per-call input validation, which cost more than libsvm's own
+    solve on most of Lin & Li's 550 problems per SVM-Gauss cell.
+
+    Attributes mirror SVC's public ones: ``support_``, ``dual_coef_`` and ``intercept_`` (signs
+    flipped for two classes, as SVC does), ``n_support_``, ``classes_``, ``n_iter_``.
+    """
+
+    def __init__(self) -> None:
+        self.classes_: np.ndarray
+        self.support_: np.ndarray
+        self.n_support_: np.ndarray
+        self.dual_coef_: np.ndarray
+        self.intercept_: np.ndarray
+        self.n_iter_: np.ndarray
+
+    @classmethod
+    def fit(
+        cls, K: np.ndarray, codes: np.ndarray, classes: np.ndarray, *, C: float, tol: float,
+        cache_size: float,
+    ) -> _LibsvmModel:  # fmt: skip
+        self = cls()
+        self.classes_ = classes
+        self._cache_size = cache_size
+        # SVC draws libsvm's seed from the global RandomState (random_state=None); the seed only
+        # matters with probability estimates, but drawing it keeps numpy's global stream as SVC
+        # leaves it
+        seed = np.random.mtrand._rand.randint(np.iinfo("i").max)
+        libsvm.set_verbosity_wrap(0)
+        (
+            self.support_, self._support_vectors, self.n_support_, dual_coef, intercept,
+            self._probA, self._probB, fit_status, self.n_iter_,
+        ) = libsvm.fit(
+            K, np.asarray(codes, dtype=np.float64, order="C"), svm_type=0,
+            sample_weight=np.empty(0), class_weight=np.ones(classes.size), kernel="precomputed",
+            C=C, nu=0.0, probability=False, degree=3, shrinking=True, tol=tol,
+            cache_size=cache_size, coef0=0.0, gamma=0.0, epsilon=0.0, max_iter=-1,
+            random_seed=seed,
+        )  # fmt: skip
+        if fit_status == 1:  # as SVC warns (only with a max_iter, which is never set here)
+            warnings.warn("Solver terminated early.", ConvergenceWarning, stacklevel=3)
+        if not (np.isfinite(intercept).all() and np.isfinite(dual_coef).all()):
+            raise ValueError(
+                "The dual coefficients or intercepts are not finite. The input data may contain "
+                "large values and need to be preprocessed."
+            )
+        self._dual_coef = dual_coef  # libsvm's signs, what its decision function reads
+        self._intercept = intercept.copy()
+        binary = classes.size == 2
+        self.dual_coef_ = -dual_coef if binary else dual_coef
+        self.intercept_ = -intercept if binary else intercept
+        return self
+
+    def decision_function(self, K: np.ndarray) -> np.ndarray:
+        """SVC's ``decision_function`` (``decision_function_shape="ovr"``) on a C-ordered float64
+        test × train kernel matrix."""
+        dec = libsvm.decision_function(
+            K, self.support_, self._support_vectors, self.n_support_, self._dual_coef,
+            self._intercept, self._probA, self._probB, svm_type=0, kernel="precomputed",
+            degree=3, cache_size=self._cache_size, coef0=0.0, gamma=0.0,
+        )  # fmt: skip
+        if self.classes_.size == 2:
+            return -dec.ravel()
+        return _ovr_decision_function(dec < 0, -dec, self.classes_.size)
 
 
 class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
@@ -94,18 +179,18 @@ class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
         return self
 
     def _fit_kernel(self, K: Any, y: Any) -> None:
-        K = check_array(K, dtype=np.float64, order="C")
+        K = _float_matrix(K)
         y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
+        if y.dtype.kind not in "biuUS":  # labels of these kinds are class labels already
+            check_classification_targets(y)  # floats: not continuous; objects: not mixed
         if K.shape[0] != K.shape[1] or K.shape[0] != y.shape[0]:
             raise ValueError(f"Gram matrix of shape {K.shape} does not match {y.shape[0]} labels")
-        classes = np.unique(y)
+        classes, codes = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise ValueError(f"SVM needs at least 2 classes in y; got {classes.size} class.")
-        self.svc_ = SVC(
-            kernel="precomputed", C=self.C, tol=self.tol, cache_size=self.cache_size
-        ).fit(K, y)
-        self.classes_ = self.svc_.classes_
+        self.svc_ = _LibsvmModel.fit(K, codes, classes, C=self.C, tol=self.tol,
+                                     cache_size=self.cache_size)  # fmt: skip
+        self.classes_ = classes
         self.n_train_ = K.shape[0]
         self.support_ = self.svc_.support_
         self.dual_coef_ = self.svc_.dual_coef_  # y_i λ_i of the support vectors
@@ -119,7 +204,7 @@ class _DistanceKernelSVM(PrecomputedKernelMixin, KernbenchClassifier):
         multi-class: libsvm's one-vs-one machines aggregated to shape (n, n_classes).
         """
         check_is_fitted(self)
-        K = check_array(K, dtype=np.float64, order="C")
+        K = _float_matrix(K)
         if K.shape[1] != self.n_train_:
             raise ValueError(f"Gram matrix has {K.shape[1]} columns; the fit had {self.n_train_}")
         with np.errstate(over="ignore", invalid="ignore"):

@@ -231,6 +231,21 @@ def read_progress(directory: str | os.PathLike[str], *, jobs: int = 1) -> Progre
         No store, or a damaged one (one line naming the file and what to do).
     """
     directory = Path(directory)
+    spec, plan, rows, active = read_store(directory)
+    progress = progress_of(spec, plan, rows, directory=directory, jobs=jobs)
+    progress.running = _running(directory, active, rows)
+    if progress.running is not None:
+        progress.run_estimate = run_estimate(active, rows, jobs=jobs)
+    return progress
+
+
+def read_store(
+    directory: str | os.PathLike[str],
+) -> tuple[dict[str, Any], set[str] | None, list[dict[str, Any]], dict[str, Any] | None]:
+    """``(spec, plan ids, cell rows, active run)`` of the store in ``directory``, read in one
+    read transaction without the run lock (see the module docstring); what
+    :func:`read_progress` and ``benchmarks/reproduce_profile.py`` count from."""
+    directory = Path(directory)
     wal = directory / f"{STORE_FILE}-wal"
     immutable = not wal.exists()
     while True:
@@ -242,11 +257,7 @@ def read_progress(directory: str | os.PathLike[str], *, jobs: int = 1) -> Progre
         if not immutable or not wal.exists():
             break
         immutable = False  # a run opened the store while we read it: read again, through the WAL
-    progress = progress_of(spec, plan, rows, directory=directory, jobs=jobs)
-    progress.running = _running(directory, active, rows)
-    if progress.running is not None:
-        progress.run_estimate = run_estimate(active, rows, jobs=jobs)
-    return progress
+    return spec, plan, rows, active
 
 
 def run_estimate(

@@ -14,7 +14,7 @@ column.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +60,19 @@ def _stack(learners: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return Theta, kappa, pol
 
 
+def best_first(neg: np.ndarray) -> Iterator[int]:
+    """The indices of ``neg`` in the order ``np.argsort(neg, kind="stable")`` gives, the first
+    found without sorting: the smallest value, ties to the first index, as ``np.argmin`` finds it
+    when no value is NaN (a sort puts NaN last, argmin first). The pick rule almost always takes
+    the first candidate, so a column-generation step no longer sorts its P scores."""
+    if not np.isnan(neg).any():
+        first = int(np.argmin(neg))
+        yield first
+        yield from (int(q) for q in np.argsort(neg, kind="stable")[1:])  # [0] is first
+    else:
+        yield from (int(q) for q in np.argsort(neg, kind="stable"))
+
+
 def pick_from_candidates(
     X: np.ndarray,
     g: np.ndarray,
@@ -93,8 +106,7 @@ def pick_from_candidates(
             stop = min(P, start + block)
             scores[start:stop] = transform(X @ Theta[:, start:stop] - kappa[start:stop]).T @ g
     crit = np.abs(scores) if absolute else scores
-    order = np.argsort(-crit, kind="stable")
-    for p in order:
+    for p in best_first(-crit):
         column = transform(X @ Theta[:, p] - kappa[p])
         if exclude is not None and column in exclude:
             continue

@@ -67,6 +67,61 @@ def test_kernel_reuse_path_equals_fresh_fit(cls: type) -> None:
         est.decision_function(X[te])
 
 
+@pytest.mark.parametrize("cls", ESTIMATORS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_direct_libsvm_path_is_bitwise_svc(cls: type, n_classes: int) -> None:
+    """fit_gram / decision_function_gram call libsvm without SVC's input checks (the SVM-Gauss
+    grid's 550 fits per cell): the support, the coefficients, the intercepts, the decision values
+    and numpy's global random stream are bitwise those of SVC(kernel="precomputed") on the same
+    Gram slices, from small to large C (bounded and free support vectors)."""
+    X, y = make_classification(
+        n_samples=120, n_features=5, n_informative=3, n_redundant=0, n_classes=n_classes,
+        n_clusters_per_class=1, flip_y=0.1, random_state=n_classes,
+    )  # fmt: skip
+    y = np.array(["a", "b", "c"])[y]  # labels that are not 0..K-1
+    tr, te = np.arange(90), np.arange(90, 120)
+    for kernel in ({"gamma": 0.5}, {"gamma": 0.01}) if cls is SVMGauss else ({},):
+        est = cls(**kernel)
+        K = est.gram_from_base(est.base_matrix(X, X))
+        for C in (2.0**-5, 1.0, 2.0**7, 2.0**15):
+            est.set_params(C=C)
+            np.random.seed(3)  # noqa: NPY002 (SVC draws from the legacy global stream)
+            est.fit_gram(K[np.ix_(tr, tr)], y[tr])
+            ours = est.decision_function_gram(K[np.ix_(te, tr)])
+            after_ours = np.random.random()  # noqa: NPY002
+            np.random.seed(3)  # noqa: NPY002 (SVC draws from the legacy global stream)
+            ref = SVC(kernel="precomputed", C=C, tol=est.tol, cache_size=est.cache_size)
+            ref.fit(K[np.ix_(tr, tr)], y[tr])
+            assert np.random.random() == after_ours  # noqa: NPY002
+            np.testing.assert_array_equal(est.classes_, ref.classes_)
+            np.testing.assert_array_equal(est.support_, ref.support_)
+            np.testing.assert_array_equal(est.svc_.n_support_, ref.n_support_)
+            np.testing.assert_array_equal(est.dual_coef_, ref.dual_coef_)
+            np.testing.assert_array_equal(est.intercept_, ref.intercept_)
+            np.testing.assert_array_equal(ours, ref.decision_function(K[np.ix_(te, tr)]))
+            if n_classes == 2:  # (more classes: ours is the argmax, SVC's predict votes)
+                np.testing.assert_array_equal(
+                    est.predict_gram(K[np.ix_(te, tr)]), ref.predict(K[np.ix_(te, tr)])
+                )
+
+
+def test_gram_path_checks_its_input() -> None:
+    """The lean input checks still reject what SVC's did: NaN, wrong shapes, one class."""
+    est = SVMGauss()
+    K = np.eye(4)
+    with pytest.raises(ValueError, match="NaN"):
+        est.fit_gram(np.full((4, 4), np.nan), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="does not match"):
+        est.fit_gram(K[:, :3], [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="2 classes"):
+        est.fit_gram(K, [1, 1, 1, 1])
+    est.fit_gram(K, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="columns"):
+        est.decision_function_gram(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="infinity"):
+        est.decision_function_gram(np.full((2, 4), np.inf))
+
+
 def test_svm_gauss_equals_sklearn_rbf() -> None:
     X, y = data(2)
     ours = SVMGauss(C=3.0, gamma=0.2).fit(X, y)

@@ -98,3 +98,20 @@ def test_adaboost_uses_the_sampled_space_through_its_hook():
     b = AdaBoost(random_state=2, **kw).fit(X, y)
     assert all(isinstance(h, Perceptron) for h in a.weak_learners_)
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_best_first_is_the_stable_sort_order(seed: int) -> None:
+    """best_first yields exactly np.argsort(neg, kind="stable"): ties (±0 included) to the first
+    index, NaN last, whatever the first few taken."""
+    from kernbench.weak.perceptron import best_first
+
+    rng = np.random.default_rng(seed)
+    neg = rng.integers(-3, 3, size=200).astype(float)  # many ties
+    neg[rng.integers(0, 200, size=5)] = -0.0
+    if seed % 2:
+        neg[rng.integers(0, 200, size=3)] = np.nan
+    if seed == 4:
+        neg[:] = 0.0
+    np.testing.assert_array_equal(list(best_first(neg)), np.argsort(neg, kind="stable"))
+    assert next(best_first(neg)) == np.argsort(neg, kind="stable")[0]
