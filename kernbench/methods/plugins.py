@@ -75,8 +75,8 @@ def load_plugin_file(plugin: PluginFile) -> types.ModuleType:
 
 
 def _stopping() -> bool:
-    """Whether a stop signal (SIGINT, SIGTERM) has come (see :mod:`kernbench.runner.stop`)."""
-    from kernbench.runner.stop import stop_signal
+    """Whether a stop signal (SIGINT, SIGTERM) has come (see :mod:`kernbench.stop_signals`)."""
+    from kernbench.stop_signals import stop_signal
 
     return stop_signal() is not None
 

@@ -31,6 +31,8 @@ import threading
 from collections.abc import Iterator
 from typing import NoReturn
 
+from kernbench.stop_signals import record, reset, stop_signal
+
 __all__ = [
     "STOP_SIGNALS",
     "exit_status",
@@ -48,19 +50,8 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: seconds from the first stop signal to the end of the command line's process, whatever it is
 #: doing then (a container's grace period before its SIGKILL is 10 s with ``docker stop``)
 STOP_GRACE_S = 8.0
-_received: list[int] = []
 _deadline: list[threading.Thread] = []  # the command line's: armed by install()
 _first: list[int] = []  # the command line's first stop signal (never forgotten by reset())
-
-
-def stop_signal() -> int | None:
-    """The number of the first stop signal received since the last :func:`reset`, or None."""
-    return _received[0] if _received else None
-
-
-def reset() -> None:
-    """Forget any signal received (a new run starts)."""
-    _received.clear()
 
 
 def exit_status() -> int:
@@ -71,7 +62,7 @@ def exit_status() -> int:
 def _handler(signum: int, frame: object) -> None:
     # a second signal stops the clean-up too: the store is transactional, so the cells it had
     # not yet marked ``interrupted`` merely stay pending, and a rerun computes them
-    _received.append(signum)
+    record(signum)
     if _deadline and _deadline[0].ident is None:  # the first stop: the clock starts
         _first.append(signum)
         _deadline[0].start()
@@ -111,7 +102,7 @@ def install() -> None:
 
 
 def _noting_handler(signum: int, frame: object) -> None:
-    _received.append(signum)
+    record(signum)
     raise KeyboardInterrupt
 
 

@@ -28,7 +28,7 @@ def test_sigterm_inside_the_block_interrupts_and_gives_143():
 def test_a_cell_error_during_a_stop_is_the_interrupt_not_a_failure():
     stop.reset()
     stop.raise_if_stopping(SystemError("unrelated"))  # no stop: nothing happens
-    stop._received.append(signal.SIGTERM)
+    stop.record(signal.SIGTERM)
     try:
         # what numba reports when a signal's KeyboardInterrupt lands in its compiled loop
         err = SystemError(
