@@ -768,6 +768,8 @@ def pid_signal_trials(n: int, root: Path, seed: int) -> list[dict]:
             rows.append(_row("pid-signal", len(rows), f"{signal.Signals(sig).name}/{mode}",
                              detail, ok, c, t0, exit=trial.returncode))  # fmt: skip
             print(f"pid-signal {mode:7s} {detail} ok={ok}", flush=True)
+            if not ok and trial.stderr:  # what the run printed, to find out why (the log keeps it)
+                print(trial.stderr[-3000:], flush=True)
     for mode, flags in modes[1:]:  # SIGKILL: no process it started outlives it
         for t in range(max(1, n // 5)):
             t0 = time.perf_counter()
