@@ -28,9 +28,11 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import NoReturn
 
+from kernbench.runner.reaping import end_descendants
 from kernbench.stop_signals import record, reset, stop_signal
 
 __all__ = [
@@ -50,8 +52,13 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: seconds from the first stop signal to the end of the command line's process, whatever it is
 #: doing then (a container's grace period before its SIGKILL is 10 s with ``docker stop``)
 STOP_GRACE_S = 8.0
+#: seconds after :data:`STOP_GRACE_S` at which the kernel ends the process (``SIGALRM`` at its
+#: default action) should the interpreter itself be stuck (a compiled call holding the GIL)
+_BACKSTOP_S = 1.5
 _deadline: list[threading.Thread] = []  # the command line's: armed by install()
 _first: list[int] = []  # the command line's first stop signal (never forgotten by reset())
+_put_off = threading.Event()  # a stop signal landed inside the import machinery: raise it later
+_main: list[int] = []  # the main thread's ident (install())
 
 
 def exit_status() -> int:
@@ -59,23 +66,45 @@ def exit_status() -> int:
     return 128 + (stop_signal() or (_first[0] if _first else signal.SIGINT))
 
 
+def _in_import_machinery(frame: object) -> bool:
+    """Whether ``frame`` is importlib's own code. An exception raised there can leave the
+    interpreter's import lock held for ever (CPython swallows it in a module lock's weakref
+    callback, between acquiring the lock and the ``try`` that would release it), after which
+    every import in another thread waits for ever."""
+    code = getattr(frame, "f_code", None)
+    return code is not None and code.co_filename.startswith("<frozen importlib")
+
+
 def _handler(signum: int, frame: object) -> None:
     # a second signal stops the clean-up too: the store is transactional, so the cells it had
     # not yet marked ``interrupted`` merely stay pending, and a rerun computes them
     record(signum)
-    if _deadline and _deadline[0].ident is None:  # the first stop: the clock starts
+    if _deadline and _deadline[0].ident is None:  # the first stop: the clocks start
         _first.append(signum)
         _deadline[0].start()
+        with contextlib.suppress(ValueError, OSError, AttributeError):  # a kernel-side backstop
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            signal.setitimer(signal.ITIMER_REAL, STOP_GRACE_S + _BACKSTOP_S)
+    if _in_import_machinery(frame) and _deadline:
+        _put_off.set()  # the deadline thread sends the signal again a moment later
+        return
     raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
 
 
 def _end_at_deadline() -> None:
     """The command line's last resort after a stop signal: if the process has not ended within
     :data:`STOP_GRACE_S` (clean-up stuck in a library's close), end it and its processes now.
-    The store is transactional: a cell not yet recorded as ``interrupted`` stays pending."""
-    threading.Event().wait(STOP_GRACE_S)
-    from kernbench.runner.reaping import end_descendants
-
+    Meanwhile it sends again a stop signal that landed inside the import machinery, so that the
+    interrupt is raised in the first frame outside it. It imports nothing (the import lock may
+    be held). The store is transactional: a cell not yet recorded as ``interrupted`` stays
+    pending."""
+    end = time.monotonic() + STOP_GRACE_S
+    while (left := end - time.monotonic()) > 0:
+        if _put_off.wait(left):
+            _put_off.clear()
+            time.sleep(0.005)
+            with contextlib.suppress(Exception):
+                signal.pthread_kill(_main[0], _first[0] if _first else signal.SIGINT)
     with contextlib.suppress(Exception):
         end_descendants()
     with contextlib.suppress(OSError):
@@ -91,14 +120,37 @@ def _end_at_deadline() -> None:
 def install() -> None:
     """Route SIGINT and SIGTERM through the stop handler for the rest of the process (main thread
     only; the command line calls it first thing). The process then ends at the latest
-    :data:`STOP_GRACE_S` after the first stop signal."""
+    :data:`STOP_GRACE_S` after the first stop signal (and the kernel ends it
+    ``_BACKSTOP_S`` later should the interpreter itself be stuck)."""
     if threading.current_thread() is threading.main_thread():
         if not _deadline:
+            _main[:] = [threading.get_ident()]
             _deadline.append(
                 threading.Thread(target=_end_at_deadline, name="kernbench-stop", daemon=True)
             )
         for sig in STOP_SIGNALS:
             signal.signal(sig, _handler)
+        if not isinstance(sys.unraisablehook, _UnraisableStop):
+            sys.unraisablehook = _UnraisableStop(sys.unraisablehook)
+
+
+class _UnraisableStop:
+    """``sys.unraisablehook`` that keeps a stop from being lost where Python cannot raise.
+
+    An exception raised in a garbage-collector callback, a weak-reference callback or a
+    ``__del__`` is printed as "Exception ignored in ..." and dropped. When that exception is the
+    stop handler's ``KeyboardInterrupt``, nothing is printed and the signal is sent again a
+    moment later, to be raised in ordinary code; every other one goes to the previous hook."""
+
+    def __init__(self, previous: object) -> None:
+        self.previous = previous
+
+    def __call__(self, unraisable: object) -> None:
+        exc = getattr(unraisable, "exc_value", None)
+        if isinstance(exc, KeyboardInterrupt) and _first and _deadline:
+            _put_off.set()
+            return
+        self.previous(unraisable)  # type: ignore[operator]
 
 
 def _noting_handler(signum: int, frame: object) -> None:
@@ -150,8 +202,6 @@ def leave_now() -> NoReturn:
     the process ends without the interpreter's final garbage collection of every module
     (seconds after a run has loaded the numerical stack). Only for the command line, after the
     store is closed and the last line printed."""
-    from kernbench.runner.reaping import end_descendants
-
     end_descendants()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):

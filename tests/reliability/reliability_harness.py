@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -756,6 +757,32 @@ class PidSignalTrial:
     stderr: str
 
 
+class _PipeReader:
+    """Drain a process's standard output and error in threads of their own (kept: the error)."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        self._err = bytearray()
+        self._threads = [
+            threading.Thread(target=self._drain, args=(proc.stdout, None), daemon=True),
+            threading.Thread(target=self._drain, args=(proc.stderr, self._err), daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    @staticmethod
+    def _drain(stream, keep: bytearray | None) -> None:
+        if stream is None:
+            return
+        for chunk in iter(lambda: stream.read1(65536), b""):
+            if keep is not None:
+                keep += chunk
+
+    def stderr(self, limit_s: float = 10.0) -> bytes:
+        for thread in self._threads:
+            thread.join(limit_s)  # ends at EOF: every holder of the pipe has ended
+        return bytes(self._err)
+
+
 def pid_signal_trial(
     spec_path: Path,
     out: Path,
@@ -780,6 +807,9 @@ def pid_signal_trial(
     t0 = time.monotonic()
     with contextlib.suppress(ProcessLookupError):
         os.kill(proc.pid, sig)
+    # the pipes are read while waiting: a run that writes more than a pipe holds (64 KiB) must
+    # not block on its own standard error and pass for a hang
+    reader = _PipeReader(proc)
     try:
         proc.wait(timeout=limit_s)
         stop_s = time.monotonic() - t0
@@ -792,7 +822,8 @@ def pid_signal_trial(
     for pid in left:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-    _, err = proc.communicate()
+    proc.wait()
+    err = reader.stderr()
     statuses: dict[str, int] = {}
     for _, status, *_ in cell_table(out).values():
         statuses[status] = statuses.get(status, 0) + 1

@@ -111,3 +111,65 @@ def test_a_stop_swallowed_before_the_run_still_stops_it_with_the_signals_status(
         [sys.executable, "-c", SWALLOWED], capture_output=True, text=True, timeout=120
     )
     assert done.stdout.split() == ["stopped", "143"], done.stdout + done.stderr
+
+
+#: a stop signal that lands inside importlib's own code (``frame``: a frame of it, kept from an
+#: import): raising there can leave the interpreter's import lock held for ever, so the
+#: interrupt must come a moment later, outside it
+IN_IMPORTLIB = """
+import pathlib, signal, sys, tempfile, time
+from kernbench.runner import stop
+folder = tempfile.mkdtemp()
+pathlib.Path(folder, "framed.py").write_text("import sys\\nFRAME = sys._getframe(1)\\n")
+sys.path.insert(0, folder)
+import framed
+assert framed.FRAME.f_code.co_filename.startswith("<frozen importlib")
+stop.install()
+try:
+    stop._handler(signal.SIGTERM, framed.FRAME)
+except KeyboardInterrupt:
+    print("raised inside importlib", flush=True)
+    sys.exit(0)
+try:
+    time.sleep(5)
+    print("lost", flush=True)
+except KeyboardInterrupt:
+    print("raised outside", stop.exit_status(), flush=True)
+"""
+
+
+def test_a_stop_landing_in_the_import_machinery_is_raised_just_outside_it():
+    done = subprocess.run(
+        [sys.executable, "-c", IN_IMPORTLIB], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.split() == ["raised", "outside", "143"], done.stdout + done.stderr
+
+
+#: a stop signal that lands in a ``__del__`` (as in a garbage-collector callback): Python prints
+#: "Exception ignored" and drops the interrupt; the stop must neither be printed nor lost
+IN_DEL = """
+import os, signal, time
+from kernbench.runner import stop
+stop.install()
+
+class Finalised:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.5)  # the handler runs here, inside the finaliser
+
+item = Finalised()
+try:
+    del item
+    time.sleep(5)
+    print("lost", flush=True)
+except KeyboardInterrupt:
+    print("stopped", stop.exit_status(), flush=True)
+"""
+
+
+def test_a_stop_landing_in_a_finaliser_is_neither_printed_nor_lost():
+    done = subprocess.run(
+        [sys.executable, "-c", IN_DEL], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.split() == ["stopped", "143"], done.stdout + done.stderr
+    assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr, done.stderr
