@@ -34,7 +34,7 @@ SUBSETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cgboost_table2", ("dataset=Ionosphere",)),
     ("cgboost_table5", ("dataset=letter-1k",)),
     ("cgens_fig1", ()),
-    ("cgens_fig2", ()),
+    ("cgens_fig2", ("dataset=pendigits-1k",)),
     ("exrm_equivalence", ("dataset=heart",)),
     ("exrm_fig1_convergence", ()),
     ("exrm_fig1_lambda", ()),
