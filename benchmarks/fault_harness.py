@@ -875,7 +875,7 @@ def summarise(rows: list[dict]) -> list[list[str]]:
             continue
         if kind in ("store-fault", "signal", "worker-kill", "scheduler", "huge-input", "symlink",
                     "plugin", "pid-signal"):  # fmt: skip
-            modes = Counter(f"exit {r['exit']}" for r in part)
+            modes = Counter(f"exit {r['exit']}" if r["exit"] != "" else "killed" for r in part)
         elif kind == "dask-kill":
             modes = Counter("scheduler" if "scheduler" in r["mode"] else "worker" for r in part)
         else:
@@ -892,7 +892,7 @@ def summarise(rows: list[dict]) -> list[list[str]]:
                 str(sum(not r["ok"] for r in part)),
                 str(exits.get(3, 0)),
                 f"{max(peaks):.1f}" if peaks else "-",
-                ", ".join(f"{m}: {c}" for m, c in sorted(modes.items()))[:60],
+                ", ".join(f"{m}: {c}" for m, c in sorted(modes.items())),
                 f"{sum(r['seconds'] for r in part):.0f}",
             ]
         )
