@@ -85,7 +85,8 @@ def cell_digests(cells_csv: Path) -> dict[str, str]:
 def run(code: Path, out: Path, spec_limit: float, jobs: int, specs: list[str] | None) -> int:
     env = dict(os.environ, PYTHONPATH=str(code.resolve()), OMP_NUM_THREADS="1")
     out.mkdir(parents=True, exist_ok=True)
-    digests: dict[str, dict[str, str]] = {}
+    index = out / "digests.json"  # kept across calls: a call with --spec updates its specs only
+    digests: dict[str, dict[str, str]] = json.loads(index.read_text()) if index.exists() else {}
     for spec, only in SUBSETS:
         if specs and spec not in specs:
             continue
@@ -103,7 +104,7 @@ def run(code: Path, out: Path, spec_limit: float, jobs: int, specs: list[str] | 
             rc = "time limit"
         digests[spec] = cell_digests(store / "cells.csv")
         print(f"{spec}: {len(digests[spec])} cells done, exit {rc}, {time.monotonic() - t0:.0f} s")
-        (out / "digests.json").write_text(json.dumps(digests, indent=1, sort_keys=True))
+        index.write_text(json.dumps(digests, indent=1, sort_keys=True))
     return 0
 
 
