@@ -155,6 +155,8 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         Number of weak learners.
     feature_usage_ : ndarray of shape (n_features_in_,) or None
         Fraction of the weak learners splitting on each feature (stumps only; None otherwise).
+    sample_weight_ : ndarray of shape (m,)
+        The weights d over the training points after the last update (d_{J+1}).
     """
 
     path_param = "n_estimators"
@@ -271,7 +273,7 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         self.model_size_ = len(learners)
         self.feature_usage_ = feature_usage(learners, X.shape[1])
         self.trace_ = trace
-        self.sample_weights_ = d  # d_{J+1}: the weights after the last update
+        self.sample_weight_ = d  # d_{J+1}: the weights after the last update
         return self
 
     # ------------------------------------------------------------------ predict
