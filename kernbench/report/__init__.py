@@ -23,8 +23,8 @@ from kernbench.report.plot_kinds import PLOT_KINDS, plot_kind, plot_traces
 from kernbench.report.reference import Published, ReferenceMatchError, load_reference
 from kernbench.report.render import render_table, table_frame
 from kernbench.report.tables import (
-    Cell,
     Table,
+    TableCell,
     build_table,
     build_tables,
     summary_frame,
@@ -33,11 +33,11 @@ from kernbench.report.tables import (
 
 __all__ = [
     "PLOT_KINDS",
-    "Cell",
     "Published",
     "ReferenceMatchError",
     "Selection",
     "Table",
+    "TableCell",
     "build_table",
     "build_tables",
     "load_reference",
