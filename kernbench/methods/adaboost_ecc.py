@@ -122,6 +122,8 @@ class AdaBoostECC(IterativeMixin, KernbenchClassifier):
        Boosting Using Coordinate Descent Optimization", Proc. Asian Conf. on Computer Vision
        (ACCV), 2012:
        the AdaBoost.ECC baseline of Sec. 3.
+    .. [3] C. Shen and F. Liu, "From Kernel Machines to Ensemble Learning", arXiv preprint, 2014:
+       the AdaBoost.ECC baseline of Table III.
 
     Examples
     --------
