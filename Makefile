@@ -51,15 +51,18 @@ lock: $(VENV_PYTHON) ## regenerate requirements-lock.txt from pyproject.toml (ne
 		--fork-strategy fewest --python-version 3.11 --generate-hashes --upgrade \
 		--custom-compile-command "make lock" --quiet -o requirements-lock.txt
 
-test: $(STAMP) ## the test suite (fast: slow tests and benchmarks excluded)
-	$(PYTHON) -m pytest -q -n $(JOBS) -m "not slow" tests
+# The estimators' docstring Examples run as doctests with the fast suite (`python -m pytest
+# --doctest-modules kernbench/methods` runs them alone).
+DOCTESTS := --doctest-modules kernbench/methods
+test: $(STAMP) ## the test suite (fast: slow tests and benchmarks excluded) and the estimators' doctests
+	$(PYTHON) -m pytest -q -n $(JOBS) -m "not slow" tests $(DOCTESTS)
 
 # The fast suite again as another machine would compute it: OpenBLAS forced to older kernels
 # (it picks them at run time from the CPU) and numba compiling for a generic x86-64 CPU.
 PORTABLE_SETTINGS := "OPENBLAS_CORETYPE=Prescott NUMBA_CPU_NAME=generic" "OPENBLAS_CORETYPE=Haswell"
 test-portable: $(STAMP) ## the fast suite under two other OpenBLAS kernels and numba's generic CPU
 	@for e in $(PORTABLE_SETTINGS); do echo "== $$e"; \
-		env $$e $(PYTHON) -m pytest -q -n $(JOBS) -p no:cacheprovider -m "not slow" tests || exit 1; done
+		env $$e $(PYTHON) -m pytest -q -n $(JOBS) -p no:cacheprovider -m "not slow" tests $(DOCTESTS) || exit 1; done
 
 test-slow: $(STAMP)
 	$(PYTHON) -m pytest -q -n $(JOBS) -m slow tests

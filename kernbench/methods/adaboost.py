@@ -155,6 +155,38 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         Number of weak learners.
     feature_usage_ : ndarray of shape (n_features_in_,) or None
         Fraction of the weak learners splitting on each feature (stumps only; None otherwise).
+    sample_weight_ : ndarray of shape (m,)
+        The weights d over the training points after the last update (d_{J+1}).
+
+    See Also
+    --------
+    AdaBoostMH : AdaBoost.MH, the multi-class form with factorised stumps.
+    SVMStump : the SVM with the stump kernel, an infinite ensemble of the same stumps.
+    LPBoost : the totally corrective 1-norm boosting by column generation.
+    AdaTree : AdaBoost of small trees (scikit-learn's AdaBoostClassifier).
+
+    References
+    ----------
+    .. [1] H.-T. Lin and L. Li, "Novel Distance-Based SVM Kernels for Infinite Ensemble Learning",
+       Proc. 12th Int. Conf. on Neural Information Processing (ICONIP), 2005:
+       AdaBoost as problem (P3) of Sec. II-B, with stumps and perceptrons (Sec. VI).
+    .. [2] Y. Freund and R. E. Schapire, "A Decision-Theoretic Generalization of On-Line Learning
+       and an Application to Boosting", J. Computer and System Sciences 55(1), 1997.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import AdaBoost
+    >>> clf = AdaBoost(n_estimators=10).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> clf.n_iter_ <= 10
+    True
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     path_param = "n_estimators"
@@ -271,7 +303,7 @@ class AdaBoost(IterativeMixin, KernbenchClassifier):
         self.model_size_ = len(learners)
         self.feature_usage_ = feature_usage(learners, X.shape[1])
         self.trace_ = trace
-        self.sample_weights_ = d  # d_{J+1}: the weights after the last update
+        self.sample_weight_ = d  # d_{J+1}: the weights after the last update
         return self
 
     # ------------------------------------------------------------------ predict

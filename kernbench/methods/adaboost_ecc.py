@@ -107,6 +107,40 @@ class AdaBoostECC(IterativeMixin, KernbenchClassifier):
     stop_reason_ : str
         "max_iter", or "no_weight" when D has collapsed (underflow) onto pairs that 100 random
         colourings in a row did not separate.
+
+    See Also
+    --------
+    AdaBoostMH : shared stumps voting on every class.
+    AdaBoostMO : one-vs-all output code, a stump per class column.
+    MultiBoostCW : class-wise column generation (Lin et al.), which compares against this one.
+
+    References
+    ----------
+    .. [1] V. Guruswami and A. Sahai, "Multiclass Learning, Boosting, and Error-Correcting Codes",
+       Proc. 12th Conf. on Computational Learning Theory (COLT), 1999.
+    .. [2] G. Lin, C. Shen, A. van den Hengel and D. Suter, "Fast Training of Effective Multi-class
+       Boosting Using Coordinate Descent Optimization", Proc. Asian Conf. on Computer Vision
+       (ACCV), 2012:
+       the AdaBoost.ECC baseline of Sec. 3.
+    .. [3] C. Shen and F. Liu, "From Kernel Machines to Ensemble Learning", arXiv preprint, 2014:
+       the AdaBoost.ECC baseline of Table III.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(
+    ...     n_samples=60, n_classes=3, n_informative=4, random_state=0
+    ... )
+    >>> from kernbench.methods import AdaBoostECC
+    >>> clf = AdaBoostECC(n_estimators=10, random_state=0).fit(X, y)
+    >>> clf.classes_
+    array([0, 1, 2])
+    >>> clf.decision_function(X[:5]).shape
+    (5, 3)
+    >>> clf.colourings_.shape
+    (10, 3)
+    >>> bool(clf.score(X, y) > 0.7)
+    True
     """
 
     path_param: ClassVar[str] = "n_estimators"

@@ -81,6 +81,41 @@ class AdaBoostMH(IterativeMixin, KernbenchClassifier):
         (the Hamming-loss bound), ``hamming_loss``, ``train_error``, ``time_s`` (cumulative).
     stop_reason_ : str
         "max_iter", "zero_error" (r = 1) or "no_edge" (r = 0).
+
+    See Also
+    --------
+    AdaBoostECC : AdaBoost with error-correcting output codes.
+    AdaBoostMO : one-vs-all output code, a stump per class column.
+    AdaBoost : the binary algorithm.
+    CGENSSLS : multi-class column generation on the simplex least-squares SVM.
+
+    References
+    ----------
+    .. [1] R. E. Schapire and Y. Singer, "Improved Boosting Algorithms Using Confidence-rated
+       Predictions", Machine Learning 37(3), 1999 (Sec. 7, AdaBoost.MH).
+    .. [2] C. Shen and F. Liu, "From Kernel Machines to Ensemble Learning", arXiv preprint, 2014:
+       the AdaBoost.MH baseline of Table III.
+    .. [3] G. Lin, C. Shen, A. van den Hengel and D. Suter, "Fast Training of Effective Multi-class
+       Boosting Using Coordinate Descent Optimization", Proc. Asian Conf. on Computer Vision
+       (ACCV), 2012:
+       the AdaBoost.MH baseline of Sec. 3.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(
+    ...     n_samples=60, n_classes=3, n_informative=4, random_state=0
+    ... )
+    >>> from kernbench.methods import AdaBoostMH
+    >>> clf = AdaBoostMH(n_estimators=10).fit(X, y)
+    >>> clf.classes_
+    array([0, 1, 2])
+    >>> clf.decision_function(X[:5]).shape
+    (5, 3)
+    >>> clf.votes_.shape
+    (10, 3)
+    >>> bool(clf.score(X, y) > 0.7)
+    True
     """
 
     path_param: ClassVar[str] = "n_estimators"

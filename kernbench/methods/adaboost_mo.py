@@ -67,6 +67,38 @@ class AdaBoostMO(IterativeMixin, KernbenchClassifier):
         ``n_active`` (columns still boosting), ``time_s`` (cumulative).
     stop_reason_ : str
         "max_iter", "max_time" or "columns_done" (every column stopped: no edge or zero error).
+
+    See Also
+    --------
+    AdaBoostMH : shared stumps voting on every class.
+    AdaBoostECC : AdaBoost with error-correcting output codes.
+    MultiBoostCW : class-wise learner sets solved totally correctively.
+
+    References
+    ----------
+    .. [1] R. E. Schapire and Y. Singer, "Improved Boosting Algorithms Using Confidence-rated
+       Predictions", Machine Learning 37(3), 1999 (output codes, AdaBoost.MO).
+    .. [2] G. Lin, C. Shen, A. van den Hengel and D. Suter, "Fast Training of Effective Multi-class
+       Boosting Using Coordinate Descent Optimization", Proc. Asian Conf. on Computer Vision
+       (ACCV), 2012:
+       the AdaBoost.MO baseline of Sec. 3.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(
+    ...     n_samples=60, n_classes=3, n_informative=4, random_state=0
+    ... )
+    >>> from kernbench.methods import AdaBoostMO
+    >>> clf = AdaBoostMO(n_estimators=10).fit(X, y)
+    >>> clf.classes_
+    array([0, 1, 2])
+    >>> clf.decision_function(X[:5]).shape
+    (5, 3)
+    >>> clf.n_iter_ <= 10
+    True
+    >>> bool(clf.score(X, y) > 0.7)
+    True
     """
 
     path_param: ClassVar[str] = "n_estimators"

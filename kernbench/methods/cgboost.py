@@ -626,6 +626,36 @@ class CGBoost(CGBoostBase, ColumnGenerationClassifier):
     e.g. the quadratic kernel on unscaled features of magnitude 100, that the SMO gradient's
     rounding noise exceeds max(10·``solver_tol``, 1)) ends the fit: ``termination_rule_`` is then
     ``"precision_floor"`` and the model is the last certified one (scale the features).
+
+    See Also
+    --------
+    CGBoostRegressor : the same column generation for ε-insensitive regression.
+    CGENS : column generation over weak learners that solves the SVM (1) of Shen & Liu.
+    LPBoost : 1-norm column generation over weak learners.
+    SVMGauss : one kernel SVM (the single-kernel baseline).
+
+    References
+    ----------
+    .. [1] J. Bi, T. Zhang and K. P. Bennett, "Column-Generation Boosting Methods for Mixture of
+       Kernels", Proc. 10th ACM SIGKDD Int. Conf. on Knowledge Discovery and Data Mining (KDD),
+       2004:
+       the 1-norm LP (4), the 2-norm QPs (7) and (11), the termination rules and
+       Algorithm 5.1 (stratified column generation).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import CGBoost
+    >>> clf = CGBoost(max_iter=10).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> clf.n_iter_ <= 10
+    True
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _parameter_constraints: dict = dict(CGBoostBase._common_constraints)

@@ -55,6 +55,30 @@ class CGBoostRegressor(RegressorMixin, CGBoostBase):
     ----------
     As for :class:`~kernbench.methods.cgboost.CGBoost`; ``trace_["train_error"]`` and
     ``trace_["validation_error"]`` are root mean squared errors.
+
+    See Also
+    --------
+    CGBoost : the classifier.
+
+    References
+    ----------
+    .. [1] J. Bi, T. Zhang and K. P. Bennett, "Column-Generation Boosting Methods for Mixture of
+       Kernels", Proc. 10th ACM SIGKDD Int. Conf. on Knowledge Discovery and Data Mining (KDD),
+       2004:
+       ε-insensitive regression (13) and column generation for it (Remark 4.2).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_regression
+    >>> from kernbench.methods import CGBoostRegressor
+    >>> X, y = make_regression(n_samples=60, n_features=5, noise=1.0, random_state=0)
+    >>> reg = CGBoostRegressor(max_iter=10).fit(X, y)
+    >>> reg.predict(X[:5]).shape
+    (5,)
+    >>> reg.n_iter_ <= 10
+    True
+    >>> bool(reg.score(X, y) > 0.9)
+    True
     """
 
     _parameter_constraints: dict = {

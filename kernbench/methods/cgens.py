@@ -91,6 +91,34 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
     stop_reason_, trace_ (objective, gap, restricted_gap, score, train_error, time_s,
     solver_stop_reason, ...), dual_coef_ (α at the end), final_objective_ (restricted primal (1)
     of the final model), model_size_.
+
+    See Also
+    --------
+    CGENSSLS : the multi-class form on the simplex least-squares SVM.
+    LPBoost : column generation for the 1-norm problem (4).
+    SVMStump : the same SVM over all stumps at once, through the stump kernel.
+    RFFSVM : a linear SVM on random Fourier features (the Table II baseline).
+
+    References
+    ----------
+    .. [1] C. Shen and F. Liu, "From Kernel Machines to Ensemble Learning", arXiv preprint, 2014:
+       the SVM (1) and its dual (2), the KKT condition (7), the pricing rule (8) and
+       Algorithm 1 (CGENS).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import CGENS
+    >>> clf = CGENS(max_iter=10).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> clf.n_iter_ <= 10
+    True
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _parameter_constraints: dict = {

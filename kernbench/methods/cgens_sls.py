@@ -66,6 +66,35 @@ class CGENSSLS(ColumnGenerationClassifier):
         The simplex code vectors c_1..c_K (columns).
     dual_coef_ : ndarray of shape (m, K − 1)
         U at the end of the fit (residuals O = U/C).
+
+    See Also
+    --------
+    CGENS : the binary form.
+    MultiBoost : multi-class column generation with the exponential loss.
+    AdaBoostMH : a stage-wise multi-class baseline.
+
+    References
+    ----------
+    .. [1] C. Shen and F. Liu, "From Kernel Machines to Ensemble Learning", arXiv preprint, 2014:
+       the simplex-coded least-squares SVM (10), its closed form (11), the inverse
+       update (20) and Algorithm 2 (CGENS-SLS).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(
+    ...     n_samples=60, n_classes=3, n_informative=4, random_state=0
+    ... )
+    >>> from kernbench.methods import CGENSSLS
+    >>> clf = CGENSSLS(max_iter=10).fit(X, y)
+    >>> clf.classes_
+    array([0, 1, 2])
+    >>> clf.decision_function(X[:5]).shape
+    (5, 3)
+    >>> clf.n_iter_ <= 10
+    True
+    >>> bool(clf.score(X, y) > 0.7)
+    True
     """
 
     _parameter_constraints: dict = {

@@ -83,6 +83,34 @@ class DRM(LinearPathClassifier):
     coef_path_, intercept_path_ : the mean learner after each sweep.
     model_size_ : int
         T.
+
+    See Also
+    --------
+    ExRM : linear SVMs made diverse by the exclusivity regulariser.
+    PSVM : one primal linear SVM.
+
+    References
+    ----------
+    .. [1] Y. Yu, Y.-F. Li and Z.-H. Zhou, "Diversity Regularized Machine", Proc. Int. Joint Conf.
+       on Artificial Intelligence (IJCAI), 2011.
+    .. [2] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       the DRM baseline of Sec. 4 (Tables 1-3).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import DRM
+    >>> clf = DRM(n_components=3, max_iter=10, random_state=0).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> clf.components_.shape
+    (3, 20)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     path_param: ClassVar[str] = "max_iter"

@@ -132,6 +132,34 @@ class ExRM(ALMLinearEnsemble):
     Notes
     -----
     Method, corrections to the printed algorithm and invariants: ``docs/methods/exrm.md``.
+
+    See Also
+    --------
+    PSVM : the one-component case.
+    DRM : linear SVMs made diverse by an angle-based penalty.
+    BagSVM, AdaSVM : bagged and boosted linear SVMs.
+
+    References
+    ----------
+    .. [1] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       problem (5), its augmented-Lagrangian splitting (6)-(18), Algorithm 1 (the W
+       solver) and Algorithm 2 (ExRM).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import ExRM
+    >>> clf = ExRM(n_components=3).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> clf.components_.shape
+    (3, 20)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -300,6 +300,32 @@ class SVMStump(_NegativeDistanceSVM):
         Number of support vectors.
     X_fit_ : ndarray or None
         Training inputs (to build the test Gram); None after :meth:`fit_gram`.
+
+    See Also
+    --------
+    SVMPerc : the SVM with the perceptron kernel.
+    SVMGauss : the SVM with the Gaussian kernel.
+    AdaBoost : a finite, sparse ensemble of the same stumps.
+
+    References
+    ----------
+    .. [1] H.-T. Lin and L. Li, "Novel Distance-Based SVM Kernels for Infinite Ensemble Learning",
+       Proc. 12th Int. Conf. on Neural Information Processing (ICONIP), 2005:
+       the dual (P2), the stump kernel (Definition 2, Sec. IV) and Theorem 2 (any Δ
+       gives the same classifier).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import SVMStump
+    >>> clf = SVMStump(C=1.0).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _metric = "cityblock"  # K = Δ − ‖x − x′‖₁: Definition 2 / Theorem 2
@@ -320,6 +346,32 @@ class SVMPerc(_NegativeDistanceSVM):
         As in :class:`SVMStump`.
     n_jobs : int or None, default=None
         As in :class:`SVMStump`.
+
+    See Also
+    --------
+    SVMStump : the SVM with the stump kernel.
+    SVMGauss : the SVM with the Gaussian kernel.
+    AdaBoost : with ``weak_learner="perceptron"``, a finite ensemble of perceptrons.
+
+    References
+    ----------
+    .. [1] H.-T. Lin and L. Li, "Novel Distance-Based SVM Kernels for Infinite Ensemble Learning",
+       Proc. 12th Int. Conf. on Neural Information Processing (ICONIP), 2005:
+       the perceptron kernel (Definition 3, Sec. V) and Theorem 5 (the simplified
+       kernel gives the same classifier).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import SVMPerc
+    >>> clf = SVMPerc(C=1.0).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _metric = "euclidean"  # K = Δ − ‖x − x′‖₂: Definition 3 / Theorem 5
@@ -338,6 +390,31 @@ class SVMGauss(_DistanceKernelSVM):
         As in :class:`SVMStump` (Δ = 0 is the plain Gaussian kernel).
     n_jobs : int or None, default=None
         As in :class:`SVMStump`.
+
+    See Also
+    --------
+    SVMStump : the SVM with the stump kernel.
+    SVMPerc : the SVM with the perceptron kernel.
+    RFFSVM : a linear SVM on random features approximating this kernel.
+
+    References
+    ----------
+    .. [1] H.-T. Lin and L. Li, "Novel Distance-Based SVM Kernels for Infinite Ensemble Learning",
+       Proc. 12th Int. Conf. on Neural Information Processing (ICONIP), 2005:
+       the Gaussian-kernel comparison of Sec. VI-B, through the dual (P2).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import SVMGauss
+    >>> clf = SVMGauss(C=1.0, gamma=0.1).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _metric = "sqeuclidean"

@@ -129,6 +129,34 @@ class LPBoost(ColumnGenerationClassifier):
     Other attributes as in the column-generation base; ``trace_["objective"]`` is the restricted
     primal of the form that ran (||w||₁ + C·Σξ, or ρ − D·Σξ), ``trace_["dual_objective"]`` its dual
     (1ᵀα, or β), and the ν-form also traces ``rho``.
+
+    See Also
+    --------
+    CGENS : column generation for the 2-norm SVM (1) over the same weak learners.
+    AdaBoost : stage-wise boosting with the same stumps.
+    CGBoost : 1- and 2-norm column generation over kernel columns.
+
+    References
+    ----------
+    .. [1] C. Shen and F. Liu, "From Kernel Machines to Ensemble Learning", arXiv preprint, 2014:
+       the C-form LP (4), its dual (5) and the pricing rule (6).
+    .. [2] A. Demiriz, K. P. Bennett and J. Shawe-Taylor, "Linear Programming Boosting via
+       Column Generation", Machine Learning 46(1-3), 2002 (the ν-form).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import LPBoost
+    >>> clf = LPBoost(max_iter=10).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> clf.n_iter_ <= 10
+    True
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _parameter_constraints: dict = {

@@ -83,6 +83,39 @@ class MultiBoost(ColumnGenerationClassifier):
         "max_time" or "empty_space".
     dual_coef_ : ndarray of shape (m, K)
         λ of (5) at the end (0 on the true class).
+
+    See Also
+    --------
+    MultiBoostCW : class-wise learner sets and the FCD solver.
+    CGENSSLS : multi-class column generation on the simplex least-squares SVM.
+    AdaBoostMH : a stage-wise multi-class baseline.
+
+    References
+    ----------
+    .. [1] C. Shen and Z. Hao, "A Direct Formulation for Totally-Corrective Multi-class Boosting",
+       Proc. IEEE Conf. on Computer Vision and Pattern Recognition (CVPR), 2011.
+    .. [2] G. Lin, C. Shen, A. van den Hengel and D. Suter, "Fast Training of Effective Multi-class
+       Boosting Using Coordinate Descent Optimization", Proc. Asian Conf. on Computer Vision
+       (ACCV), 2012:
+       MultiBoost's primal (2), its dual (3) and the pricing rule (6), the baseline of
+       Sec. 3.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(
+    ...     n_samples=60, n_classes=3, n_informative=4, random_state=0
+    ... )
+    >>> from kernbench.methods import MultiBoost
+    >>> clf = MultiBoost(C=100.0, max_iter=10, solver="newton").fit(X, y)
+    >>> clf.classes_
+    array([0, 1, 2])
+    >>> clf.decision_function(X[:5]).shape
+    (5, 3)
+    >>> clf.n_iter_ <= 10
+    True
+    >>> bool(clf.score(X, y) > 0.7)
+    True
     """
 
     _parameter_constraints: dict = {

@@ -39,6 +39,35 @@ class PSVM(ALMLinearEnsemble):
     classes_, coef_ (w), intercept_ (b), objective_, n_iter_, stop_reason_, trace_, coef_path_,
     intercept_path_, model_size_ (non-zero weights) : as for :class:`kernbench.methods.exrm.ExRM`
     with one component.
+
+    See Also
+    --------
+    ExRM : C linear SVMs under the exclusivity regulariser (PSVM is C = 1).
+    BagSVM, AdaSVM : bagged and boosted PSVMs.
+    DRM : linear ν-SVMs with a diversity penalty.
+
+    References
+    ----------
+    .. [1] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       problem (5) with one component, the L1- and L2-PSVM of Sec. 4.
+    .. [2] F. Nie, Y. Huang, X. Wang and H. Huang, "New Primal SVM Solver with Linear Computational
+       Cost for Big Data Classifications", Proc. Int. Conf. on Machine Learning (ICML), 2014.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import PSVM
+    >>> clf = PSVM().fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> clf.coef_.shape
+    (20,)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = dict(ALMLinearEnsemble._parameter_constraints)

@@ -90,6 +90,33 @@ class RFFSVM(KernbenchClassifier):
         D_f (the explicit feature map's size, comparable to an ensemble's number of learners).
     n_iter_ : int
         LIBLINEAR iterations (the maximum over one-vs-rest problems).
+
+    See Also
+    --------
+    SVMGauss : the exact Gaussian-kernel SVM this approximates.
+    CGENS : with ``weak_learner="fourier"``, Fourier features chosen by column generation.
+
+    References
+    ----------
+    .. [1] C. Shen and F. Liu, "From Kernel Machines to Ensemble Learning", arXiv preprint, 2014:
+       the random-Fourier-feature baseline of Table II.
+    .. [2] A. Rahimi and B. Recht, "Random Features for Large-Scale Kernel Machines", Advances in
+       Neural Information Processing Systems (NIPS), 2007.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import RFFSVM
+    >>> clf = RFFSVM(n_components=50, random_state=0).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> clf.model_size_
+    50
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -147,6 +147,31 @@ class AdaTree(_WrappedEnsemble):
     ----------
     ensemble_ : AdaBoostClassifier
     classes_, n_estimators_ (rounds kept; fewer when boosting stopped early), model_size_
+
+    See Also
+    --------
+    BagTree : bagging of fully grown trees.
+    AdaSVM : AdaBoost of linear SVMs.
+    AdaBoost : discrete AdaBoost with stumps or perceptrons.
+
+    References
+    ----------
+    .. [1] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       the AdaTree baseline of Sec. 4 (Tables 1-2).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import AdaTree
+    >>> clf = AdaTree(n_estimators=5, random_state=0).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -185,6 +210,31 @@ class BagTree(_VotingBagging):
     ----------
     ensemble_ : BaggingClassifier
     classes_, n_estimators_, model_size_
+
+    See Also
+    --------
+    AdaTree : AdaBoost of small trees.
+    BagSVM : bagging of linear SVMs.
+
+    References
+    ----------
+    .. [1] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       the BagTree baseline of Sec. 4 (Tables 1-2).
+    .. [2] L. Breiman, "Bagging Predictors", Machine Learning 24(2), 1996.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import BagTree
+    >>> clf = BagTree(n_estimators=5, random_state=0).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -225,6 +275,32 @@ class AdaSVM(_WrappedEnsemble):
     ----------
     ensemble_ : AdaBoostClassifier
     classes_, n_estimators_, model_size_
+
+    See Also
+    --------
+    BagSVM : bagging of the same linear SVMs.
+    AdaTree : AdaBoost of small trees.
+    PSVM : one primal linear SVM.
+    ExRM : an ensemble of linear SVMs under the exclusivity regulariser.
+
+    References
+    ----------
+    .. [1] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       the AdaSVM baseline of Sec. 4 (Tables 1-2).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import AdaSVM
+    >>> clf = AdaSVM(n_estimators=5, random_state=0).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -263,6 +339,31 @@ class BagSVM(_VotingBagging):
     ----------
     ensemble_ : BaggingClassifier
     classes_, n_estimators_, model_size_
+
+    See Also
+    --------
+    AdaSVM : AdaBoost of the same linear SVMs.
+    BagTree : bagging of fully grown trees.
+    ExRM : an ensemble of linear SVMs under the exclusivity regulariser.
+
+    References
+    ----------
+    .. [1] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       the BagSVM baseline of Sec. 4 (Tables 1-2).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=60, random_state=0)
+    >>> from kernbench.methods import BagSVM
+    >>> clf = BagSVM(n_estimators=5, random_state=0).fit(X, y)
+    >>> clf.classes_
+    array([0, 1])
+    >>> clf.decision_function(X[:5]).shape
+    (5,)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -18,8 +18,8 @@ from matplotlib.figure import Figure
 from kernbench.errors import KernbenchError
 from kernbench.report.bayes import BayesResult
 from kernbench.report.collect import Experiment, as_experiment
-from kernbench.report.plot_kinds import plot_kind
-from kernbench.report.significance import Comparison, build_comparison
+from kernbench.report.comparison import Comparison
+from kernbench.report.significance import build_comparison
 from kernbench.report.stat_tests import cd_cliques
 
 __all__ = ["bayes_figure", "cd_diagram", "cd_figure", "comparison_for_plot"]
@@ -84,7 +84,6 @@ def comparison_for_plot(exp: Experiment, kind: str, **kwargs: object) -> Compari
     return comp
 
 
-@plot_kind("cd", "critical-difference diagram of the average ranks over data sets (Nemenyi)")
 def cd_diagram(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """The CD diagram of the store's table value (``table.value``, test error by default)."""
     exp = as_experiment(source)
@@ -124,10 +123,6 @@ def bayes_figure(posteriors: Sequence[BayesResult], control: str, title: str = "
     return fig
 
 
-@plot_kind(
-    "bayes",
-    "Bayesian signed-rank posteriors of the best-ranked method against each other (rope 1 point)",
-)
 def bayes_diagram(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """The posterior probabilities of the best-ranked method against every other method."""
     exp = as_experiment(source)

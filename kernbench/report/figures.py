@@ -24,7 +24,6 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from kernbench.report.collect import Experiment, as_experiment
-from kernbench.report.plot_kinds import plot_kind
 
 ERROR_KEYS = ("train_error", "test_error")
 TIME_KEY = "time_s"
@@ -120,7 +119,6 @@ def trace_figure(title: str, traces_by_method: dict[str, list[dict[str, Any]]]) 
     return fig
 
 
-@plot_kind("trace", "train/test error (and time) vs iteration per dataset, mean of runs")
 def trace_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """``dataset label -> Figure`` for every dataset with at least one trace (spec order)."""
     exp = as_experiment(source)

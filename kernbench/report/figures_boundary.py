@@ -26,7 +26,6 @@ from matplotlib.figure import Figure
 
 from kernbench.datasets.generators import bayes_decision
 from kernbench.report.collect import Experiment, as_experiment
-from kernbench.report.plot_kinds import plot_kind
 
 _SHORT = {"n_estimators": "T", "max_iter": "T"}  # the papers' names for parameters, in titles
 
@@ -83,7 +82,6 @@ def panel_title(method: str, row: dict[str, Any]) -> str:
     return f"{head}\n{err}"
 
 
-@plot_kind("boundary", "decision boundaries of 2-D data, a panel per method (Lin & Li Fig. 2)")
 def boundary_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """``dataset -> Figure`` with a panel per method that recorded a decision grid."""
     exp = as_experiment(source)
@@ -106,7 +104,6 @@ def boundary_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, F
     return figures
 
 
-@plot_kind("boundary_trace", "one boundary beside train/test error vs iteration (CGENS Fig. 1)")
 def boundary_trace_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """``dataset -> Figure``: the first method's boundary, then every method's error curves."""
     exp = as_experiment(source)

@@ -38,7 +38,6 @@ from matplotlib.figure import Figure
 
 from kernbench.datasets import generators
 from kernbench.report.collect import Experiment, as_experiment
-from kernbench.report.plot_kinds import plot_kind
 
 #: TR3's patience (iterations without a new best validation error), as the estimator's default
 PATIENCE = 25
@@ -81,8 +80,7 @@ def stopping_points(trace: dict[str, Any], patience: int = PATIENCE) -> dict[str
     return {"TR1": tr1, "TR3": tr3, "TR2": n - 1}
 
 
-@plot_kind("cgboost_fig2", "Bi, Zhang & Bennett Fig. 2: termination rules along the columns")
-def fig2_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
+def cgboost_fig2_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """``"<dataset>_<method>" -> Figure`` for every cell with a validation-error trace."""
     exp = as_experiment(source)
     figures: dict[str, Figure] = {}
@@ -120,8 +118,7 @@ def fig2_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figur
     return figures
 
 
-@plot_kind("cgboost_fig3", "Bi, Zhang & Bennett Fig. 3: stratified vs regular column generation")
-def fig3_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
+def cgboost_fig3_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """``dataset -> Figure``: kernel columns scored per iteration (top), objective (bottom)."""
     exp = as_experiment(source)
     figures: dict[str, Figure] = {}
@@ -165,8 +162,7 @@ def _columns_label(trace: dict[str, Any]) -> str:
     return " / ".join(parts)
 
 
-@plot_kind("cgboost_fig1", "Bi, Zhang & Bennett Fig. 1: toy regression, target and models")
-def fig1_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
+def cgboost_fig1_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """``dataset -> Figure``: the target surface and each method's prediction surface."""
     exp = as_experiment(source)
     figures: dict[str, Figure] = {}
@@ -220,8 +216,7 @@ def _grid(row: dict[str, Any]) -> dict[str, Any] | None:
     return (row.get("result") or {}).get("decision_grid")
 
 
-@plot_kind("cgboost_fig4", "Bi, Zhang & Bennett Fig. 4: validation error along CG for several C")
-def fig4_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
+def cgboost_fig4_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """``dataset -> Figure``: validation (solid) and test (dashed) error against the columns."""
     exp = as_experiment(source)
     figures: dict[str, Figure] = {}

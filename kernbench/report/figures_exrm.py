@@ -33,7 +33,6 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from kernbench.report.collect import Experiment, as_experiment, load_experiment
-from kernbench.report.plot_kinds import plot_kind
 from kernbench.report.render import rows_markdown
 
 
@@ -55,7 +54,7 @@ def _mean(values: list[float]) -> float:
     return float(np.mean(values)) if values else float("nan")
 
 
-def cell_mean(exp: Experiment, dataset: str, method: str, key: str) -> float:
+def field_mean(exp: Experiment, dataset: str, method: str, key: str) -> float:
     """Mean over finished realisations of a row field (``test_error``, ``train_error``) or of a
     result field (``fit_time_s``); NaN when none."""
     vals = []
@@ -91,8 +90,8 @@ def lambda_curves(exp: Experiment) -> dict[int, dict[str, dict[str, np.ndarray]]
             continue
         p = int(params.get("p", 2))
         name = "PSVM" if est == "psvm" else f"ExRM_{int(params.get('n_components', 10))}"
-        train = cell_mean(exp, dataset, label, "train_error")
-        test = cell_mean(exp, dataset, label, "test_error")
+        train = field_mean(exp, dataset, label, "train_error")
+        test = field_mean(exp, dataset, label, "test_error")
         if np.isnan(test):
             continue
         groups.setdefault(p, {}).setdefault(name, []).append(
@@ -182,7 +181,7 @@ def time_curves(exp: Experiment) -> dict[str, tuple[np.ndarray, np.ndarray]]:
             sizes[str(d["label"])] = int(n)
     out = {}
     for m in exp.methods:
-        pts = [(n, cell_mean(exp, d, m, "fit_time_s")) for d, n in sizes.items()]
+        pts = [(n, field_mean(exp, d, m, "fit_time_s")) for d, n in sizes.items()]
         pts = sorted((n, t) for n, t in pts if np.isfinite(t))
         if len(pts) >= 2:
             arr = np.array(pts, dtype=float)
@@ -214,8 +213,7 @@ def time_figure(exp: Experiment) -> Figure | None:
     return fig
 
 
-@plot_kind("exrm_fig1", "Guo, Wang & Ling Fig. 1: effect of λ, convergence, time vs N")
-def fig1_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
+def exrm_fig1_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """``{panel name: Figure}`` for the Fig. 1 panels this store supports (``kernbench plot``)."""
     exp = as_experiment(source)
     figs = {"lambda": lambda_figure(exp), "time": time_figure(exp)}
@@ -250,7 +248,7 @@ def average_rows(exp: Experiment, published: dict[tuple[str, int], float]) -> li
     filters = exp.table_spec.get("reference_methods") or {}
     rows = []
     for m in exp.methods:
-        per = [cell_mean(exp, d, m, "test_error") for d in exp.datasets]
+        per = [field_mean(exp, d, m, "test_error") for d in exp.datasets]
         per = [100 * v for v in per if np.isfinite(v)]
         f = filters.get(m) or {}
         pub = published.get((str(f.get("method")), int(f.get("n_base", -1))))
@@ -262,7 +260,11 @@ def average_rows(exp: Experiment, published: dict[tuple[str, int], float]) -> li
                 "published": pub,
                 "difference": None if pub is None or not per else round(_mean(per) - pub, 2),
                 "fit_time_s": _mean(
-                    [cell_mean(exp, d, m, "fit_time_s") for d in exp.datasets if (d, m) in exp.rows]
+                    [
+                        field_mean(exp, d, m, "fit_time_s")
+                        for d in exp.datasets
+                        if (d, m) in exp.rows
+                    ]
                 ),
             }
         )
@@ -314,19 +316,21 @@ def equivalence_rows(exp: Experiment) -> list[dict[str, Any]]:
                         "dataset": d,
                         "p": p,
                         "C": C,
-                        "ExRM_C": round(100 * cell_mean(exp, d, lab["ex"], "test_error"), 2),
-                        "PSVM(λ/C)": round(100 * cell_mean(exp, d, lab["ps"], "test_error"), 2),
-                        "ExRM_C opt": round(100 * cell_mean(exp, d, lab["exo"], "test_error"), 2),
+                        "ExRM_C": round(100 * field_mean(exp, d, lab["ex"], "test_error"), 2),
+                        "PSVM(λ/C)": round(100 * field_mean(exp, d, lab["ps"], "test_error"), 2),
+                        "ExRM_C opt": round(100 * field_mean(exp, d, lab["exo"], "test_error"), 2),
                         "PSVM(λ/C) opt": round(
-                            100 * cell_mean(exp, d, lab["pso"], "test_error"), 2
+                            100 * field_mean(exp, d, lab["pso"], "test_error"), 2
                         ),
                         "max |Δ| opt (points)": round(max(diffs), 4) if diffs else None,
                         "max obj gap opt": float(max(gaps_opt)) if gaps_opt else None,
                         "ExRM_C obj gap": float(np.mean(gaps_ex)) if gaps_ex else None,
                         "PSVM(λ/C) obj gap": float(np.mean(gaps_ps)) if gaps_ps else None,
-                        "PSVM(λ)": round(100 * cell_mean(exp, d, f"L{p}-PSVM-l2", "test_error"), 2),
+                        "PSVM(λ)": round(
+                            100 * field_mean(exp, d, f"L{p}-PSVM-l2", "test_error"), 2
+                        ),
                         "PSVM(λ) opt": round(
-                            100 * cell_mean(exp, d, f"L{p}-PSVM-l2-opt", "test_error"), 2
+                            100 * field_mean(exp, d, f"L{p}-PSVM-l2-opt", "test_error"), 2
                         ),
                     }
                 )

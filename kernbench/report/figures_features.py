@@ -16,7 +16,6 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from kernbench.report.collect import Experiment, as_experiment
-from kernbench.report.plot_kinds import plot_kind
 
 
 def usage_by_method(exp: Experiment, dataset: str) -> dict[str, np.ndarray]:
@@ -73,7 +72,6 @@ def fig5_figure(freqs: Mapping[str, np.ndarray], title: str = "") -> Figure:
     return fig
 
 
-@plot_kind("fig5", "Shen & Liu Fig. 5: fraction of stumps using each feature")
 def fig5_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """A Fig. 5 panel per dataset with stored feature usage (``kernbench plot --kind fig5``)."""
     exp = as_experiment(source)

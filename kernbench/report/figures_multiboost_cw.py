@@ -32,7 +32,6 @@ from matplotlib.figure import Figure
 
 from kernbench.report.collect import Experiment, as_experiment
 from kernbench.report.figures_multiclass import fig3_series
-from kernbench.report.plot_kinds import plot_kind
 from kernbench.report.render import rows_markdown
 
 #: iterations the curves are drawn at (the paper's figures run to 500)
@@ -114,7 +113,6 @@ def figs12_figure(
     return fig
 
 
-@plot_kind("multiboost_cw", "Lin et al. Figs 1-2: test error and training time vs iteration")
 def multiboost_cw_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """``{"figs1_2": Figure}`` (empty without traces)."""
     fig = figs12_figure(as_experiment(source))

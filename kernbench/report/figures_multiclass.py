@@ -22,7 +22,6 @@ from matplotlib.figure import Figure
 
 from kernbench.report.collect import Experiment, as_experiment
 from kernbench.report.figures import mean_trace
-from kernbench.report.plot_kinds import plot_kind
 
 #: the iterations Fig. 3 records (our choice; the paper does not list them)
 FIG3_ITERATIONS: tuple[int, ...] = (10, 25, 50, 100, 200, 300, 400, 500)
@@ -163,7 +162,6 @@ def fig3_figure(
     return fig
 
 
-@plot_kind("fig3", "Shen & Liu Fig. 3: multi-class test error and training time vs iteration")
 def multiclass_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """``{"fig3": Figure}`` (empty without traces)."""
     fig = fig3_figure(as_experiment(source))

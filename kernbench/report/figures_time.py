@@ -21,7 +21,6 @@ from matplotlib.figure import Figure
 
 from kernbench.report.collect import Experiment, as_experiment
 from kernbench.report.figures import mean_trace
-from kernbench.report.plot_kinds import plot_kind
 
 
 def _done_traces(exp: Experiment, d: str, m: str) -> list[dict[str, Any]]:
@@ -68,7 +67,6 @@ def time_points(exp: Experiment) -> dict[str, list[tuple[int, float]]]:
     return {m: sorted(v) for m, v in out.items()}
 
 
-@plot_kind("time", "training time vs iteration and vs training size (Shen & Liu Fig. 2)")
 def time_figures(source: Experiment | str | os.PathLike[str]) -> dict[str, Figure]:
     """``{"time": Figure}`` (empty when no method recorded ``time_s``)."""
     exp = as_experiment(source)

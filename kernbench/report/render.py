@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from kernbench.records import VALUES
-from kernbench.report.tables import Cell, Table
+from kernbench.report.tables import Table, TableCell
 
 Format = Literal["md", "latex", "csv"]
 DASH = "–"
@@ -31,7 +31,7 @@ def _number(x: float, percent: bool) -> str:
     return f"{x:.2f}" if percent else f"{x:.3g}"
 
 
-def _ours(cell: Cell, percent: bool, pm: str) -> str:
+def _ours(cell: TableCell, percent: bool, pm: str) -> str:
     """``mean ± spread`` of our realisations, or ``n/a`` when none has a value."""
     if cell.mean is None:
         return "n/a"
@@ -41,7 +41,7 @@ def _ours(cell: Cell, percent: bool, pm: str) -> str:
     return text
 
 
-def _count(cell: Cell) -> str:
+def _count(cell: TableCell) -> str:
     return f" (n={cell.n})" if cell.mean is not None and cell.n != cell.n_expected else ""
 
 
@@ -94,7 +94,7 @@ def agreement_line(table: Table) -> str:
     return text
 
 
-def _published_text(cell: Cell, mark: str = STAND_IN_MARK) -> str:
+def _published_text(cell: TableCell, mark: str = STAND_IN_MARK) -> str:
     """The published number as printed, ``‡``-marked when measured on a stand-in data set."""
     if cell.published is None:
         return DASH
@@ -111,7 +111,7 @@ def _md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("*", "\\*")
 
 
-def _md_cell(table: Table, cell: Cell) -> str:
+def _md_cell(table: Table, cell: TableCell) -> str:
     percent = table.unit == "%"
     ours = _ours(cell, percent, " ± ")
     if cell.best:
@@ -181,7 +181,7 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text)
 
 
-def _latex_cell(table: Table, cell: Cell) -> str:
+def _latex_cell(table: Table, cell: TableCell) -> str:
     ours = _ours(cell, table.unit == "%", r" $\pm$ ")
     if cell.best:
         ours = rf"\textbf{{{ours}}}"

@@ -1,10 +1,12 @@
-"""Statistics over data sets from one store: is a difference between methods real?
+"""One store -> the comparison over data sets: what is compared, and what is left out and why.
 
-:func:`build_comparison` reads a store into a :class:`Comparison`: one number per (data set,
-method), the frequentist tests of :mod:`kernbench.report.stat_tests` on it, and with ``bayes``
-the Bayesian tests of :mod:`kernbench.report.bayes`. :mod:`kernbench.report.significance_text`
-renders it as markdown (``kernbench significance``), :mod:`kernbench.report.significance_html` as
-HTML tables (``kernbench report --html``), :mod:`kernbench.report.cd_diagram` draws it.
+:func:`build_comparison` reads a store into the arrays of
+:func:`kernbench.report.comparison.compare` (one number per (data set, method), each data set's
+realisation values and split design), which computes every test into a
+:class:`~kernbench.report.comparison.Comparison`.
+:mod:`kernbench.report.significance_text` renders it as markdown (``kernbench significance``),
+:mod:`kernbench.report.significance_html` as HTML tables (``kernbench report --html``),
+:mod:`kernbench.report.cd_diagram` draws it.
 
 One number per cell, computed one way: the mean of a cell's realisations in realisation order,
 from exact error counts where the value is an error rate (:func:`kernbench.report.stats.cell_mean`,
@@ -36,131 +38,33 @@ import math
 import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
 from kernbench.records import PERCENT_VALUES
-from kernbench.report.bayes import (
-    BayesResult,
-    correlated_ttest_probs,
-    signed_rank_probs,
-)
 from kernbench.report.collect import Experiment, as_experiment, cell_values
-from kernbench.report.stat_tests import (
-    FriedmanResult,
-    PairTest,
-    SetTest,
-    cd_cliques,
-    corrected_resampled_ttest,
-    corrected_ttest,
-    critical_difference,
-    friedman,
-    holm,
-    min_wilcoxon_p,
-    nemenyi_q,
-    rank_matrix,
-    split_correlation,
-    wilcoxon_holm,
-    win_tie_loss,
+from kernbench.report.comparison import (
+    DEFAULT_ROPE,
+    Comparison,
+    SplitDesign,
+    Timeouts,
+    compare,
+    lower_is_better,
 )
 from kernbench.report.stats import cell_mean
-
-Timeouts = Literal["exclude", "loss"]
-
-#: the default region of practical equivalence, in points of error (the value's unit)
-DEFAULT_ROPE = 1.0
 
 __all__ = [
     "DEFAULT_ROPE",
     "Comparison",
-    "FriedmanResult",
-    "PairTest",
-    "Pool",
-    "SetTest",
+    "SplitDesign",
+    "Timeouts",
     "build_comparison",
-    "cd_cliques",
-    "corrected_resampled_ttest",
-    "critical_difference",
-    "friedman",
-    "holm",
-    "nemenyi_q",
-    "rank_matrix",
-    "wilcoxon_holm",
-    "win_tie_loss",
 ]
 
 
-@dataclass(frozen=True)
-class Pool:
-    """The split design of one data set: ``n_train`` and ``n_test`` rows drawn from ``n_pool``.
-
-    ``source`` says where ``n_pool`` came from: ``recorded``, ``catalogue`` or
-    ``n_train + n_test``.
-    """
-
-    n_train: int
-    n_test: int
-    n_pool: int
-    source: str
-
-    @property
-    def rho(self) -> float:
-        return split_correlation(self.n_train, self.n_test, self.n_pool)
-
-
-@dataclass
-class Comparison:
-    """Every statistic of one store's methods over its data sets (see the module docstring).
-
-    ``scores`` is (data sets × methods) of per-dataset means over the realisations every method
-    finished; ``datasets`` the data sets used; ``excluded`` names what was left out and why
-    (``(what, reason)``); ``dropped`` the realisations left out of a used data set;
-    ``timed_out`` the ``(dataset, method)`` pairs with a timed-out realisation.
-    """
-
-    value: str
-    methods: list[str]
-    datasets: list[str]
-    scores: np.ndarray
-    alpha: float
-    timeouts: Timeouts
-    control: str | None = None
-    left_out: list[str] = field(default_factory=list)
-    excluded: list[tuple[str, str]] = field(default_factory=list)
-    dropped: dict[str, str] = field(default_factory=dict)
-    timed_out: list[tuple[str, str]] = field(default_factory=list)
-    lower_is_better: bool = True
-    friedman: FriedmanResult | None = None
-    cd: float | None = None
-    pairs: list[PairTest] = field(default_factory=list)
-    wtl: np.ndarray | None = None
-    per_dataset: dict[str, list[SetTest]] = field(default_factory=dict)
-    pools: dict[str, Pool] = field(default_factory=dict)
-    rope: float | None = None
-    bayes: list[BayesResult] = field(default_factory=list)
-    bayes_per_dataset: dict[str, list[BayesResult]] = field(default_factory=dict)
-
-    @property
-    def n_pairs(self) -> int:
-        return len(self.pairs)
-
-    @property
-    def min_p(self) -> float:
-        """The smallest Wilcoxon p-value N data sets allow, and after Holm over the pairs."""
-        return min_wilcoxon_p(len(self.datasets))
-
-    def rank_of(self, method: str) -> float:
-        assert self.friedman is not None
-        return float(self.friedman.average_ranks[self.methods.index(method)])
-
-
-def _lower_is_better(value: str) -> bool:
-    return "accuracy" not in value and "auc" not in value
-
-
-def _pool(rows: Sequence[dict[str, Any]]) -> Pool | None:
+def _design(rows: Sequence[dict[str, Any]]) -> SplitDesign | None:
     """The split design of a data set from any of its rows with sizes (see the module docs)."""
     for row in rows:
         res = row.get("result") or {}
@@ -170,11 +74,11 @@ def _pool(rows: Sequence[dict[str, Any]]) -> Pool | None:
         n_train, n_test = int(n_train), int(n_test)
         info = res.get("split_info") or {}
         if isinstance(info.get("n_pool"), int | float) and info["n_pool"] > 0:
-            return Pool(n_train, n_test, int(info["n_pool"]), "recorded")
+            return SplitDesign(n_train, n_test, int(info["n_pool"]), "recorded")
         n = _catalogue_rows(info)
         if n is not None and n >= n_train + n_test:
-            return Pool(n_train, n_test, n, "catalogue")
-        return Pool(n_train, n_test, n_train + n_test, "n_train + n_test")
+            return SplitDesign(n_train, n_test, n, "catalogue")
+        return SplitDesign(n_train, n_test, n_train + n_test, "n_train + n_test")
     return None
 
 
@@ -193,15 +97,6 @@ def _catalogue_rows(info: dict[str, Any]) -> int | None:
         return None
     n = getattr(entry, "n", None)
     return int(n) if isinstance(n, int) and n > 0 else None
-
-
-def _pairs(methods: Sequence[str], control: str | None) -> list[tuple[str, str]]:
-    return [
-        (a, b)
-        for i, a in enumerate(methods)
-        for b in methods[i + 1 :]
-        if control is None or control in (a, b)
-    ]
 
 
 def _status_words(rows: Sequence[dict[str, Any]]) -> str:
@@ -252,7 +147,7 @@ def build_comparison(
         raise ValueError(
             f"no data set {', '.join(map(repr, unknown))} in the store ({exp.datasets})"
         )
-    lower = _lower_is_better(value)
+    lower = lower_is_better(value)
     percent = value in PERCENT_VALUES
     excluded: list[tuple[str, str]] = []
 
@@ -280,7 +175,7 @@ def build_comparison(
     left_out: list[str] = []
     dropped: dict[str, str] = {}
     per_values: dict[str, dict[str, dict[int, float]]] = {}
-    pools: dict[str, Pool] = {}
+    designs: dict[str, SplitDesign] = {}
     for d in exp.datasets:
         if d in leave_out:
             excluded.append((d, "left out on request (--leave-out)"))
@@ -290,9 +185,9 @@ def build_comparison(
             continue  # not run at all (a partial run, `--only`): not part of the comparison
         vals = {m: cell_values(cells[m], value) for m in methods}
         per_values[d] = {m: v for m, (v, _) in vals.items()}
-        pool = _pool([row for c in cells.values() for row in c.values()])
-        if pool is not None:
-            pools[d] = pool
+        design = _design([row for c in cells.values() for row in c.values()])
+        if design is not None:
+            designs[d] = design
         timed = [m for m in methods if any(r["status"] == "timeout" for r in cells[m].values())]
         timed_out += [(d, m) for m in timed]
         if timed and timeouts == "exclude":
@@ -333,69 +228,17 @@ def build_comparison(
         rows_means.append(row_means)
         used.append(d)
     scores = np.array(rows_means, dtype=float).reshape(len(used), len(methods))
-    comp = Comparison(
-        value,
+    comp = compare(
+        scores,
         methods,
         used,
-        scores,
-        alpha,
-        timeouts,
-        control,
-        left_out=left_out,
-        excluded=excluded,
-        dropped=dropped,
-        timed_out=timed_out,
-        lower_is_better=lower,
-        pools=pools,
+        values={d: per_values[d] for d in used},
+        designs=designs,
+        value=value,
+        alpha=alpha,
+        control=control,
+        timeouts=timeouts,
+        bayes=bayes,
+        rope=rope,
     )
-    k, n = len(methods), len(used)
-    if k >= 2 and n >= 2:
-        comp.friedman = friedman(rank_matrix(scores, lower_is_better=lower))
-        comp.cd = critical_difference(k, n, alpha)
-        finite = np.where(np.isinf(scores), np.nan, scores)
-        if np.isnan(finite).any():  # a time-out counted as a loss: worse than any finite value
-            worst = np.nanmax(np.abs(finite)) if np.isfinite(finite).any() else 1.0
-            finite = np.where(np.isnan(finite), (1 if lower else -1) * (10.0 * worst + 1.0), finite)
-        comp.pairs = wilcoxon_holm(finite, methods, control, lower_is_better=lower)
-        comp.wtl = win_tie_loss(scores, lower_is_better=lower)
-    if bayes:
-        comp.rope = DEFAULT_ROPE if rope is None else float(rope)
-        if k >= 2 and n >= 1:
-            comp.bayes = _bayes_over_datasets(comp)
-    for d in used:
-        by_method = per_values[d]
-        pool = pools.get(d)
-        tests: list[SetTest] = []
-        post: list[BayesResult] = []
-        for a, b in _pairs(methods, control):
-            shared = sorted(set(by_method[a]) & set(by_method[b]))
-            diffs = np.array([by_method[a][r] - by_method[b][r] for r in shared])
-            mean_diff = float(np.mean(diffs)) if shared else math.nan
-            if pool is None:
-                continue
-            t, p, note = corrected_ttest(diffs, pool.rho)
-            tests.append(SetTest(a, b, t, p, mean_diff, len(shared), note))
-            if bayes and comp.rope is not None:
-                left, eq, right, bnote = correlated_ttest_probs(diffs, pool.rho, comp.rope)
-                pa, pb = (left, right) if lower else (right, left)
-                post.append(BayesResult(a, b, pa, eq, pb, "correlated t", bnote))
-        comp.per_dataset[d] = tests
-        if bayes:
-            comp.bayes_per_dataset[d] = post
-    return comp
-
-
-def _bayes_over_datasets(comp: Comparison) -> list[BayesResult]:
-    """The Bayesian signed-rank test of every pair (or every pair with the control) on the
-    per-data-set means (a time-out counted as a loss is left out of that pair)."""
-    out = []
-    rope = comp.rope or 0.0
-    for a, b in _pairs(comp.methods, comp.control):
-        d = comp.scores[:, comp.methods.index(a)] - comp.scores[:, comp.methods.index(b)]
-        d = d[np.isfinite(d)]
-        if d.size == 0:
-            continue
-        left, eq, right = signed_rank_probs(d, rope)
-        pa, pb = (left, right) if comp.lower_is_better else (right, left)
-        out.append(BayesResult(a, b, pa, eq, pb, "signed-rank"))
-    return out
+    return replace(comp, left_out=left_out, excluded=excluded, dropped=dropped, timed_out=timed_out)

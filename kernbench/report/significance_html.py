@@ -18,8 +18,9 @@ import numpy as np
 
 from kernbench.report.cd_diagram import cd_figure
 from kernbench.report.collect import Experiment, as_experiment
-from kernbench.report.significance import Comparison, build_comparison
-from kernbench.report.significance_text import fmt_p, nemenyi_says, pool_text, verdict_parts
+from kernbench.report.comparison import Comparison
+from kernbench.report.significance import build_comparison
+from kernbench.report.significance_text import design_text, fmt_p, nemenyi_says, verdict_parts
 from kernbench.report.stat_tests import nemenyi_q
 
 __all__ = ["CD_ALT", "significance_html"]
@@ -84,8 +85,8 @@ def _per_dataset_html(comp: Comparison) -> str:
     rows = []
     for d, tests in comp.per_dataset.items():
         sig = [s for s in tests if s.p is not None and s.p < comp.alpha]
-        pool = comp.pools.get(d)
-        rows.append([d, pool_text(pool) if pool else "–", f"{len(sig)} of {len(tests)}"])
+        design = comp.designs.get(d)
+        rows.append([d, design_text(design) if design else "–", f"{len(sig)} of {len(tests)}"])
     if not rows:
         return ""
     return (

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from kernbench.report.bayes import BAYES_SAMPLES, BAYES_SEED, DECISIVE, BayesResult
-from kernbench.report.significance import Comparison, Pool
+from kernbench.report.comparison import Comparison, SplitDesign
 from kernbench.report.stat_tests import WILCOXON_EXACT_MAX_N, PairTest, nemenyi_q
 
-__all__ = ["fmt_p", "nemenyi_says", "pool_text", "render_comparison", "verdicts"]
+__all__ = ["fmt_p", "nemenyi_says", "design_text", "render_comparison", "verdicts"]
 
 
 def fmt_p(p: float | None) -> str:
@@ -31,11 +31,11 @@ def nemenyi_says(comp: Comparison, a: str, b: str) -> bool | None:
     return abs(comp.rank_of(a) - comp.rank_of(b)) > comp.cd
 
 
-def pool_text(pool: Pool) -> str:
+def design_text(design: SplitDesign) -> str:
     """``300 train / 1000 test of 5000 rows (catalogue), ρ = 0.200``."""
     return (
-        f"{pool.n_train} train / {pool.n_test} test of {pool.n_pool} rows ({pool.source}), "
-        f"ρ = {pool.rho:.3f}"
+        f"{design.n_train} train / {design.n_test} test of {design.n_pool} rows "
+        f"({design.source}), ρ = {design.rho:.3f}"
     )
 
 
@@ -137,8 +137,8 @@ def _per_dataset_lines(comp: Comparison) -> list[str]:
                 f"p = {fmt_p(s.p)})"
             )
         undefined = [f"{s.a} vs {s.b}: {s.note}" for s in tests if s.p is None and s.note]
-        pool = comp.pools.get(d)
-        head = f"- {d} ({pool_text(pool)})" if pool else f"- {d}"
+        design = comp.designs.get(d)
+        head = f"- {d} ({design_text(design)})" if design else f"- {d}"
         text = "; ".join(sig) if sig else "none"
         if undefined:
             text += f". Undefined: {'; '.join(undefined)}"

@@ -59,7 +59,7 @@ TABLE_MD = "table.md"
 
 
 @dataclass
-class Cell:
+class TableCell:
     """One (dataset, method) entry of a table.
 
     ``values`` maps realisation index -> value (percent for errors) over the ``done`` realisations;
@@ -104,7 +104,7 @@ class Table:
     significance: float
     datasets: list[str]
     methods: list[str]
-    cells: dict[tuple[str, str], Cell]
+    cells: dict[tuple[str, str], TableCell]
     average_ranks: dict[str, float | None]
     n_rank_datasets: int
     reference: str | None = None
@@ -120,7 +120,7 @@ class Table:
     #: one line when the cells came from different library versions (also among the notes)
     environment_warning: str | None = None
 
-    def cell(self, dataset: str, method: str) -> Cell:
+    def cell(self, dataset: str, method: str) -> TableCell:
         return self.cells[(dataset, method)]
 
     @property
@@ -128,7 +128,7 @@ class Table:
         return self.reference is not None
 
 
-def _summarise_cell(exp: Experiment, dataset: str, method: str, value: str, kind: str) -> Cell:
+def _summarise_cell(exp: Experiment, dataset: str, method: str, value: str, kind: str) -> TableCell:
     rows = exp.rows.get((dataset, method), {})
     values, sizes = cell_values(rows, value)
     x = np.array(list(values.values()), dtype=float)
@@ -137,7 +137,7 @@ def _summarise_cell(exp: Experiment, dataset: str, method: str, value: str, kind
     mean = cell_mean(values, sizes, percent=value in PERCENT_VALUES)
     errors = [row.get("error") for _, row in sorted(rows.items()) if row["status"] != "done"]
     first_error = next((e for e in errors if e), None)
-    return Cell(
+    return TableCell(
         dataset=dataset,
         method=method,
         values=values,
@@ -151,7 +151,7 @@ def _summarise_cell(exp: Experiment, dataset: str, method: str, value: str, kind
     )
 
 
-def _mark_best(cells: list[Cell], alpha: float) -> None:
+def _mark_best(cells: list[TableCell], alpha: float) -> None:
     """Bold the lowest mean(s) of a row; mark the others not significantly worse (paired test)."""
     present = [c for c in cells if c.mean is not None]
     if not present:
@@ -365,8 +365,8 @@ def _cell_notes(table: Table) -> list[str]:
         notes.append(
             f"Not run ({len(never_run)} of {len(cells)} cells): {_cell_list(table, never_run)}."
         )
-    by_problem: dict[str, list[Cell]] = {}
-    by_error: dict[str, list[Cell]] = {}
+    by_problem: dict[str, list[TableCell]] = {}
+    by_error: dict[str, list[TableCell]] = {}
     for c in partial:
         by_problem.setdefault(_problem_text(c), []).append(c)
         if c.first_error:
@@ -376,7 +376,7 @@ def _cell_notes(table: Table) -> list[str]:
     return notes
 
 
-def _cell_list(table: Table, cells: list[Cell]) -> str:
+def _cell_list(table: Table, cells: list[TableCell]) -> str:
     """``every cell`` | ``d1 (all methods); d2: A, B`` in table order."""
     if len(cells) == len(table.cells) > 1:
         return "every cell"
@@ -392,7 +392,7 @@ def _cell_list(table: Table, cells: list[Cell]) -> str:
     return "; ".join(parts)
 
 
-def _problem_text(c: Cell) -> str:
+def _problem_text(c: TableCell) -> str:
     what = ", ".join(f"{k} {reason}" for reason, k in sorted(c.problems.items()))
     return f"{c.n} of {c.n_expected} realisation(s) averaged, {what}"
 

@@ -68,14 +68,14 @@ def test_weight_invariants_per_round() -> None:
     full = AdaBoost(12).fit(X, y)
     for t in range(1, 13):
         est = AdaBoost(t).fit(X, y)
-        d_next = est.sample_weights_
+        d_next = est.sample_weight_
         assert d_next.sum() == pytest.approx(1.0, abs=1e-14)
         assert np.all(d_next > 0)
         h_t = est.weak_learners_[-1].predict(X)
         assert d_next[h_t != y_pm].sum() == pytest.approx(0.5, abs=1e-13)
         assert est.weak_learners_ == full.weak_learners_[:t]  # a fit with T' is a prefix
         # ε_t recomputed from d_t (the weights before round t) matches the trace
-        d_t = AdaBoost(t - 1).fit(X, y).sample_weights_ if t > 1 else np.full(len(y), 1 / len(y))
+        d_t = AdaBoost(t - 1).fit(X, y).sample_weight_ if t > 1 else np.full(len(y), 1 / len(y))
         assert full.trace_["weighted_error"][t - 1] == pytest.approx(
             d_t[h_t != y_pm].sum(), abs=1e-14
         )
@@ -282,7 +282,7 @@ def test_zero_error_continue_follows_lemga_equal_weights_and_unchanged_distribut
     zero = np.asarray(cont.trace_["weighted_error"]) == 0.0
     assert zero.all()  # RCD separates these points every round
     np.testing.assert_allclose(cont.estimator_weights_, 0.5 * np.log(1000.0))  # LEMGA's β = 1000
-    np.testing.assert_allclose(cont.sample_weights_, np.full(60, 1 / 60))  # d never moved
+    np.testing.assert_allclose(cont.sample_weight_, np.full(60, 1 / 60))  # d never moved
     # the ensemble is the equal-weight vote of its perceptrons, and they differ (random RCD)
     votes = np.column_stack([h.predict(X) for h in cont.weak_learners_])
     Xt = rng.normal(size=(200, 3))

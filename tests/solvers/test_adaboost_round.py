@@ -103,4 +103,4 @@ def test_adaboost_path_is_the_numpy_rounds_bitwise(seed: int) -> None:
         )
     )
     assert got == trace
-    np.testing.assert_array_equal(est.sample_weights_, d)
+    np.testing.assert_array_equal(est.sample_weight_, d)
