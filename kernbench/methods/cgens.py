@@ -3,7 +3,7 @@ docs/methods/column_generation.md).
 
 Solves SVM (1) with the explicit feature map Φ(x) = [h_1(x), …, h_J(x)] of weak learners,
 growing the working set 𝒲 by the KKT-violation rule (8) and re-solving the restricted SVM
-warm-started from the previous α (:class:`kernbench.solvers.linear_svm.RestrictedLinearSVM`).
+warm-started from the previous α (:class:`kernbench.solvers.restricted_svm.RestrictedLinearSVM`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from kernbench.methods.column_generation import (
 )
 from kernbench.methods.constraints import MAX_BINS_NEEDS_STUMPS, check_cross_constraints
 from kernbench.methods.registry import register
-from kernbench.solvers.linear_svm import RestrictedLinearSVM, SolveInfo
+from kernbench.solvers.restricted_svm import RestrictedLinearSVM, SolveInfo
 from kernbench.weak.base import Pick
 from kernbench.weak.stumps import MAX_BINS_LIMIT, StumpSpace, feature_usage
 
@@ -350,7 +350,7 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
 
 class CGENSMaster:
     """CGENS's restricted master: the SVM (1) on the selected columns, warm-started from the
-    previous α (:class:`~kernbench.solvers.linear_svm.RestrictedLinearSVM`).
+    previous α (:class:`~kernbench.solvers.restricted_svm.RestrictedLinearSVM`).
 
     Parameters
     ----------

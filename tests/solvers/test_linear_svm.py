@@ -9,18 +9,11 @@ import pytest
 import scipy.linalg
 from sklearn.svm import SVC
 
-from kernbench.solvers import linear_svm
-from kernbench.solvers.linear_svm import (
-    RestrictedLinearSVM,
-    dcd_solve,
-    dual_diagonal,
-    face_descent,
-    face_step,
-    feasible_alpha,
-    libsvm_rho,
-    lstsq_gelsy,
-    max_violation,
-)
+from kernbench.solvers import dual_cd, face_steps, smo
+from kernbench.solvers.dual_cd import dcd_solve, dual_diagonal
+from kernbench.solvers.face_steps import face_descent, face_step, lstsq_gelsy, max_violation
+from kernbench.solvers.restricted_svm import RestrictedLinearSVM
+from kernbench.solvers.smo import feasible_alpha, libsvm_rho
 
 
 def _problem(seed: int = 0, m: int = 70, J: int = 6):
@@ -293,7 +286,7 @@ def _ring_shuffles(index, active, seed, rounds, ahead):  # pragma: no cover - nu
     np.random.seed(seed)  # noqa: NPY002
     ring = np.empty(ahead, dtype=np.int64)
     for _ in range(rounds):
-        linear_svm._shuffle_prefix(index, active, ring)
+        dual_cd._shuffle_prefix(index, active, ring)
     return index
 
 
@@ -428,7 +421,7 @@ def test_project_box_hyperplane_matches_cvxpy(seed):
     y = np.where(rng.random(k) < 0.5, 1.0, -1.0)
     s = float(y @ rng.uniform(0.0, C, size=k))
     v = rng.uniform(0.0, C, size=k) + 4.0 * C * rng.normal(size=k)
-    got = linear_svm.project_box_hyperplane(v, y, C, s)
+    got = face_steps.project_box_hyperplane(v, y, C, s)
     x = cp.Variable(k)
     cp.Problem(cp.Minimize(cp.sum_squares(x - v)), [x >= 0, x <= C, y @ x == s]).solve(
         solver="CLARABEL"
@@ -482,7 +475,7 @@ def test_smo_with_face_steps_matches_cvxpy_where_pairwise_updates_stall(
         steps.append(face_step(*args, **kwargs))
         return steps[-1]
 
-    monkeypatch.setattr(linear_svm, "face_step", recorded)
+    monkeypatch.setattr(face_steps, "face_step", recorded)
     svm = RestrictedLinearSVM(y, C, tol=1e-9, max_epochs=10**5, gram_max_rows=gram_max_rows)
     for j in range(H.shape[1]):
         svm.add_columns(H[:, j])
@@ -538,7 +531,7 @@ def test_left_singular_vectors_match_numpys_svd(shape):
     singular values and left singular vectors (up to sign), largest first."""
     rng = np.random.default_rng(shape[0])
     Z = rng.normal(size=shape) * np.logspace(0, 6, shape[1])  # columns scaled over 1e6
-    U, sv = linear_svm._left_singular(Z)
+    U, sv = face_steps._left_singular(Z)
     U_ref, sv_ref, _ = np.linalg.svd(Z, full_matrices=False)
     # as accurate as an SVD: errors of a few eps·σ_max (the small values are not relatively exact)
     np.testing.assert_allclose(sv, sv_ref, rtol=1e-10, atol=1e-13 * sv_ref[0])
@@ -583,11 +576,11 @@ def test_smo_with_shrinking_reaches_the_optimum_of_smo_without(use_gram, C):
     duals = {}
     for shrink in (False, True):
         K, Phi, diag, alpha, G = _smo_state(H, y, C)
-        steps, viol, ok = linear_svm.smo_solve(
+        steps, viol, ok = smo.smo_solve(
             use_gram, K, Phi, Phi.shape[1], diag, y, alpha, G, C, 1e-9, 10**7, shrink
         )
         assert ok and viol <= 1e-9
-        assert steps > 10 * linear_svm.SHRINK_EVERY  # long enough for shrinking to run
+        assert steps > 10 * smo.SHRINK_EVERY  # long enough for shrinking to run
         assert abs(y @ alpha) < 1e-9 and alpha.min() >= 0 and alpha.max() <= C
         v = Phi.T @ (y * alpha)
         duals[shrink] = alpha.sum() - 0.5 * v @ v
@@ -604,7 +597,7 @@ def test_smo_with_shrinking_returns_the_full_gradient_when_out_of_steps(use_gram
     H, y = _sign_problem(seed=6, m=100, J=10)
     C = 50.0
     K, Phi, diag, alpha, G = _smo_state(H, y, C)
-    steps, _, ok = linear_svm.smo_solve(
+    steps, _, ok = smo.smo_solve(
         use_gram, K, Phi, Phi.shape[1], diag, y, alpha, G, C, 1e-12, cap, True
     )
     assert not ok and steps == cap
@@ -615,10 +608,10 @@ def test_shrink_drops_only_bounded_points_that_cannot_join_a_violating_pair():
     H, y = _sign_problem(seed=7, m=100, J=10)
     C = 1.0
     K, Phi, diag, alpha, G = _smo_state(H, y, C)
-    linear_svm.smo_solve(True, K, Phi, Phi.shape[1], diag, y, alpha, G, C, 1e-3, 10**6, False)
+    smo.smo_solve(True, K, Phi, Phi.shape[1], diag, y, alpha, G, C, 1e-3, 10**6, False)
     act = np.arange(len(y))
-    i, gmax, gmax2 = linear_svm._select_i(act, len(y), y, alpha, G, C)
-    n = linear_svm._shrink(act, len(y), y, alpha, G, C, gmax, gmax2)
+    i, gmax, gmax2 = smo._select_i(act, len(y), y, alpha, G, C)
+    n = smo._shrink(act, len(y), y, alpha, G, C, gmax, gmax2)
     kept = act[:n]
     dropped = np.setdiff1d(np.arange(len(y)), kept)
     assert 0 < n < len(y) and np.all(np.diff(kept) > 0) and i in kept
@@ -638,7 +631,7 @@ def test_add_outer_adds_the_rounded_products_of_np_outer():
     h = np.cos(rng.normal(size=37) * 3.0)
     K = rng.normal(size=(37, 37))
     expected = K + np.outer(h, h)
-    linear_svm.add_outer(K, h)
+    smo.add_outer(K, h)
     assert np.array_equal(K, expected)
 
 
@@ -658,7 +651,7 @@ def test_compiled_pair_selection_gives_the_python_maximal_violation(seed):
     C = 1.0
     y, u, grad = _dual_point(seed, C=C)
     m = y.size
-    i, gmax, gmax2 = linear_svm._select_i(np.arange(m), m, y, u, grad, C)
+    i, gmax, gmax2 = smo._select_i(np.arange(m), m, y, u, grad, C)
     assert gmax + gmax2 == max_violation(y, u, grad, C)
     up = ((y > 0) & (u < C)) | ((y < 0) & (u > 0))
     assert up[i] and -y[i] * grad[i] == gmax
@@ -680,7 +673,7 @@ def test_compiled_gradient_reconstruction_equals_the_python_gradient(use_gram):
     active = np.array([1, 5, 7, 20], dtype=np.int64)
     act = np.full(m, -1, dtype=np.int64)  # the SMO's index buffer: its first n_act are active
     act[: active.size] = active
-    n = linear_svm._reconstruct(use_gram, K, Phi, J, y, alpha, G, act, active.size)
+    n = smo._reconstruct(use_gram, K, Phi, J, y, alpha, G, act, active.size)
     expected = y * (Phi[:, :J] @ (Phi[:, :J].T @ (y * alpha))) - 1.0
     inactive = np.setdiff1d(np.arange(m), active)
     np.testing.assert_allclose(G[inactive], expected[inactive], rtol=1e-12, atol=1e-12)
