@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernbench.solvers.lp import _IncrementalHighs
+from kernbench.solvers.lp import IncrementalHighs
 from kernbench.solvers.masters.base import KernelMasterResult, RowForm, master_result
 
 
-class IncrementalKernelLPMaster(_IncrementalHighs):
+class IncrementalKernelLPMaster(IncrementalHighs):
     """The 1-norm master (4) (α ≥ 0) or its free-α form in one HiGHS model, grown by ``addCol``.
 
     Columns: ξ_r (cost C, ≥ 0), then b (cost 0, free) when ``bias``, then per selected column
