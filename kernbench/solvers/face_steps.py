@@ -58,7 +58,8 @@ def _left_singular(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     a QR of Zᵀ and an SVD of its k × k triangle (Zᵀ = QR, R = PΣVᵀ, so Z = VΣ(QP)ᵀ and U = V):
     O(k²J), and as accurate as an SVD of Z (never ZZᵀ, whose condition number is Z's squared).
     One factorisation gives both the face step's ray and its Newton direction; it replaced two
-    rank-revealing least-squares solves (LAPACK gelsy), 3× the time at k = 30, J = 720."""
+    rank-revealing least-squares solves (LAPACK gelsy), slower (benchmarks/logs/performance.md,
+    section 6)."""
     R = scipy.linalg.qr(Z.T, mode="r", check_finite=False)[0][: Z.shape[0]]
     _, sv, Vt = np.linalg.svd(R)
     return Vt.T, sv

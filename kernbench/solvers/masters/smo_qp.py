@@ -172,8 +172,8 @@ class SMOKernelMaster:
         self.rows = rows
         self.C = float(C)
         self.tol = float(tol)
-        # regression: 50 per row (iris, ε = 0.1: two solves stalled to 1000 per row, 30-46 s
-        # each, where the Clarabel reference then solved them)
+        # regression: 50 per row (stalled ε-SVR solves ran to 1000 per row before the Clarabel
+        # reference solved them; benchmarks/logs/performance.md, "CG-Boost's SMO master")
         per_row = 1000 if self._classification else 50
         self.max_steps = per_row * m if max_steps is None else int(max_steps)
         self.warm = warm_start
@@ -338,8 +338,9 @@ class SMOKernelMaster:
                 if ref.stop_reason.endswith("/rescaled"):
                     self._count("clarabel_rescaled")
                 # clipped to [0, C], yᵀu = 0 restored: the next solve continues from it;
-                # regression's snapped to the bounds too (from the interior point's all-free
-                # w, the next iris solve took 35 s of face steps)
+                # regression's snapped to the bounds too (from the interior point's all-free w
+                # the next solve crawled through face steps; benchmarks/logs/performance.md,
+                # "CG-Boost's SMO master")
                 w = np.clip(ref.w, 0.0, self.C)
                 u[:] = (
                     feasible_alpha(w, y) if self._classification else snap_to_bounds(w, y, self.C)
