@@ -25,7 +25,7 @@ re-optimises over all of them (warm-started where the back end can).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -119,6 +119,7 @@ class KernelMasterResult:
     n_iter: int = 0
 
 
+@runtime_checkable
 class KernelMaster(Protocol):
     """A restricted CG-Boost master over the columns added so far (one back end).
 
