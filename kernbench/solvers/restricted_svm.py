@@ -29,6 +29,9 @@ Two ``bias_mode`` values:
     epochs.
 
 Each :meth:`RestrictedLinearSVM.solve` returns a :class:`SolveInfo` recording which rule fired.
+
+The SMO and its face steps are :mod:`kernbench.solvers.smo` and :mod:`kernbench.solvers.face_steps`,
+the dual CD :mod:`kernbench.solvers.dual_cd`.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ classification, u_i − v_i for regression), and the score of a column a is s(a)
 the dual carries Σ_i g_i = 0. The dual objective at w is
 
     2-norm: Σ_r c_r w_r − ½ Σ_j s_j²  (free α)  or  − ½ Σ_j max(s_j, 0)²  (α ≥ 0),
+    1-norm: Σ_r c_r w_r, feasible iff |s_j| ≤ 1 (free) or s_j ≤ 1 (α ≥ 0) for every column j.
 
 Every back end satisfies :class:`KernelMaster`: columns are added one at a time and each solve
 re-optimises over all of them (warm-started where the back end can).
@@ -104,7 +105,7 @@ class KernelMasterResult:
         R(α) + C·Σξ at (α, b) with the exact slacks.
     stop_reason : str
         How the solve ended: the back end's status, or the SMO path (see
-        :class:`SMOKernelMaster`).
+        :class:`~kernbench.solvers.masters.smo_qp.SMOKernelMaster`).
     n_iter : int
         Solver iterations of this call.
     """
