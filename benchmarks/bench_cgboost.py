@@ -52,7 +52,7 @@ from _results import write_csv
 
 from kernbench.datasets.recipes import load_pool
 from kernbench.methods.cgboost import CGBoost
-from kernbench.solvers.kernel_masters import (
+from kernbench.solvers.masters import (
     OSQPKernelMaster,
     RowForm,
     SMOKernelMaster,

@@ -26,11 +26,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from lp_primal_masters import IncrementalLPMaster
 
 from kernbench.methods.adaboost import AdaBoost
 from kernbench.methods.cgens import CGENS
 from kernbench.methods.lpboost import LPBoost
-from kernbench.solvers.lp import IncrementalLPMaster
 
 MIRROR = Path(os.environ.get("KERNBENCH_MIRROR", Path(__file__).parents[2] / "shared" / "datasets"))
 CHECKPOINTS = (100, 250, 500)

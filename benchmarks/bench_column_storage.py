@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from _results import write_csv
 
-from kernbench.solvers.linear_svm import dcd_solve, dual_diagonal
+from kernbench.solvers.dual_cd import dcd_solve, dual_diagonal
 
 
 def main() -> None:

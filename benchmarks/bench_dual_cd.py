@@ -22,7 +22,7 @@ import numpy as np
 from _results import write_csv
 from sklearn.svm import SVC
 
-from kernbench.solvers.linear_svm import RestrictedLinearSVM
+from kernbench.solvers.restricted_svm import RestrictedLinearSVM
 
 SIZES = ((500, 50), (2000, 100), (4000, 200))
 

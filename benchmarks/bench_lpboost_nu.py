@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 from _results import write_csv
+from lp_primal_masters import IncrementalNuLPMaster
 
 import kernbench.solvers.lp as lp
 from kernbench.datasets import make_realisation
@@ -48,8 +49,8 @@ from kernbench.spec import load_spec
 SPEC = Path(__file__).parent.parent / "experiments" / "uci_stumps.yaml"
 RESULTS = Path(__file__).parent / "results" / "bench_lpboost_nu.csv"
 VARIANTS = {
-    "dense": partial(lp.IncrementalNuLPMaster, sparse_columns=False),
-    "sparse": partial(lp.IncrementalNuLPMaster, sparse_columns=True),
+    "dense": partial(IncrementalNuLPMaster, sparse_columns=False),
+    "sparse": partial(IncrementalNuLPMaster, sparse_columns=True),
     "cut": partial(lp.IncrementalNuLPCutMaster, sparse_columns=True),
     "cut-dantzig": partial(lp.IncrementalNuLPCutMaster, pricing="dantzig"),
     "cut-highs": partial(lp.IncrementalNuLPCutMaster, pricing="highs"),

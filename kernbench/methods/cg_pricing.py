@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from kernbench.weak.base import ColumnSet, Pick
+from kernbench.weak.base import ColumnSet, HypothesisSpace, Pick, WeakLearnerSpace
 from kernbench.weak.stumps import TIE_RTOL, SpaceExhaustedError, StumpSpace
 
 
@@ -139,6 +139,24 @@ class PricingResult:
     extra: dict[str, float] = field(default_factory=dict)
 
 
+class PricingInput(Protocol):
+    """What a pricer reads of the master's step
+    (:class:`~kernbench.methods.column_generation.MasterStep`)."""
+
+    g: np.ndarray
+    threshold: float
+    scores: np.ndarray | None
+    result: Any
+
+
+class Pricer(Protocol):
+    """The pricing collaborator of the column-generation loop."""
+
+    def price(self, step: PricingInput, ws: WorkingSet) -> PricingResult:
+        """The columns to add for the master's ``step``, or why the loop stops."""
+        ...
+
+
 class WorkingSet:
     """The selected columns 𝒲: training columns, learners, classes, and their exclusion.
 
@@ -146,7 +164,7 @@ class WorkingSet:
     ----------
     m : int
         Training points.
-    space : object or None
+    space : HypothesisSpace or None
         The weak-learner space; a :class:`StumpSpace` with ``rule.exclude`` is excluded by
         column id (O(1) per pricing), any other space through a :class:`ColumnSet` per class.
     rule : PricingRule
@@ -156,7 +174,11 @@ class WorkingSet:
     """
 
     def __init__(
-        self, m: int, space: Any, rule: PricingRule, group_sizes: Sequence[int] | None = None
+        self,
+        m: int,
+        space: HypothesisSpace | None,
+        rule: PricingRule,
+        group_sizes: Sequence[int] | None = None,
     ) -> None:
         self.space = space
         self._H = np.empty((m, 32))
@@ -232,19 +254,21 @@ class OraclePricer:
 
     Parameters
     ----------
-    space : object
+    space : WeakLearnerSpace
         The weak-learner space (``best`` / ``best_many``; stumps: ``scores``).
     rule : PricingRule
     rng : numpy Generator
         Passed to sampled spaces' oracles.
     """
 
-    def __init__(self, space: Any, rule: PricingRule, rng: np.random.Generator) -> None:
+    def __init__(
+        self, space: WeakLearnerSpace, rule: PricingRule, rng: np.random.Generator
+    ) -> None:
         self.space = space
         self.rule = rule
         self.rng = rng
 
-    def price(self, step: Any, ws: WorkingSet) -> PricingResult:
+    def price(self, step: PricingInput, ws: WorkingSet) -> PricingResult:
         """Price the master step's weights ``step.g`` against ``ws``; stop ("converged") when the
         best score is at most ``step.threshold``."""
         g, threshold = step.g, step.threshold
@@ -275,19 +299,9 @@ class OraclePricer:
         K = g.shape[1]
         if rule.per_column:
             excl = [ws.excluded(k) for k in range(K)]
-            if hasattr(space, "best_many"):
-                picks = space.best_many(g, exclude=excl, absolute=rule.absolute)
-            else:
-                picks = [
-                    space.best(g[:, k], rng=self.rng, exclude=excl[k], absolute=rule.absolute)
-                    for k in range(K)
-                ]
+            picks = space.best_many(g, exclude=excl, absolute=rule.absolute, rng=self.rng)
             return list(picks), list(range(K))
-        kw = dict(absolute=rule.absolute, exclude=ws.excluded())
-        if hasattr(space, "best_many"):
-            picks = space.best_many(g, **kw)
-        else:
-            picks = [space.best(g[:, k], rng=self.rng, **kw) for k in range(K)]
+        picks = space.best_many(g, absolute=rule.absolute, exclude=ws.excluded(), rng=self.rng)
         best = max(range(K), key=lambda k: picks[k].score)
         return [picks[best]], [best]
 

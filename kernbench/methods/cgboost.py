@@ -6,7 +6,7 @@ The model is a mixture f(x) = Σ_{(p,k)∈𝒲} α_pk K_p(x, x_k) + b over a lib
 * 2-norm (default), free α, unregularised b — QP (11): min ½‖α‖² + C·Σξ;
 * 2-norm with α ≥ 0 — QP (7);  1-norm — LP (4) (α ≥ 0) or its free-α form (α = α⁺ − α⁻);
 
-solved by :mod:`kernbench.solvers.kernel_masters` (SMO or OSQP warm-started, HiGHS grown by
+solved by a back end of :mod:`kernbench.solvers.masters` (SMO or OSQP warm-started, HiGHS grown by
 ``addCol``, or cvxpy). Algorithm 5.1 with the step-6 correction (a column is added only if its
 violation exceeds ``tol``):
 
@@ -37,7 +37,8 @@ the overall best one. Single-kernel and composite-kernel baselines are the same 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
@@ -58,14 +59,15 @@ from kernbench.methods.column_generation import (
 from kernbench.methods.constraints import CrossConstraint, check_cross_constraints
 from kernbench.methods.registry import register
 from kernbench.solvers.column_buffer import ColumnBuffer
-from kernbench.solvers.kernel_masters import (
+from kernbench.solvers.masters import (
+    CvxpyKernelMaster,
     IncrementalKernelLPMaster,
+    KernelMaster,
     KernelMasterResult,
     OSQPKernelMaster,
     RowForm,
     SMOKernelMaster,
     SVMKernelMaster,
-    solve_kernel_master_cvxpy,
 )
 from kernbench.weak.base import Pick
 from kernbench.weak.kernel_columns import KernelColumnSpace, make_kernel
@@ -116,6 +118,95 @@ def cgboost_constraints(classification: bool) -> tuple[CrossConstraint, ...]:
         CrossConstraint(("solver", "norm"), _solver_fits_norm),
         _svm_solver_needs_qp11(classification),
     )
+
+
+@dataclass(frozen=True)
+class CGBoostMasterSettings:
+    """What CG-Boost's master reads of the estimator's parameters (:class:`CGBoostMaster`).
+
+    Attributes
+    ----------
+    C : float
+    norm : {"l2", "l1"}
+    alpha_sign : {"free", "nonneg"}
+    bias : {"free", "regularized", "none"}
+    solver : {"osqp", "smo", "svm", "highs", "cvxpy"}
+        The back end (``auto`` resolved).
+    solver_tol : float
+    termination : {"TR1", "TR2", "TR3"}
+    patience : int
+    """
+
+    C: float
+    norm: str
+    alpha_sign: str
+    bias: str
+    solver: str
+    solver_tol: float
+    termination: str
+    patience: int
+
+    @classmethod
+    def from_estimator(cls, est: CGBoostBase, solver: str) -> CGBoostMasterSettings:
+        return cls(
+            C=est.C,
+            norm=est.norm,
+            alpha_sign=est.alpha_sign,
+            bias=est.bias,
+            solver=solver,
+            solver_tol=est.solver_tol,
+            termination=est.termination,
+            patience=est.patience,
+        )
+
+    def back_end(self, rows: RowForm) -> KernelMaster:
+        """The restricted master's back end on the rows ``rows``."""
+        kw = dict(alpha_sign=self.alpha_sign, bias=self.bias == "free")
+        if self.solver == "osqp":
+            return OSQPKernelMaster(rows, self.C, eps=self.solver_tol, **kw)
+        if self.solver == "smo":
+            return SMOKernelMaster(rows, self.C, tol=self.solver_tol)
+        if self.solver == "svm":
+            return SVMKernelMaster(rows, self.C, tol=self.solver_tol)
+        if self.solver == "highs":
+            return IncrementalKernelLPMaster(rows, self.C, **kw)
+        return CvxpyKernelMaster(rows, self.C, norm=self.norm, **kw)
+
+
+@dataclass(frozen=True)
+class CGBoostPricingSettings:
+    """What CG-Boost's pricer reads of the estimator's parameters (:class:`CGBoostPricer`).
+
+    Attributes
+    ----------
+    C : float
+    norm : {"l2", "l1"}
+    alpha_sign : {"free", "nonneg"}
+    tol : float or None
+    gap_tol : float
+    stratified : bool
+    termination : {"TR1", "TR2", "TR3"}
+    """
+
+    C: float
+    norm: str
+    alpha_sign: str
+    tol: float | None
+    gap_tol: float
+    stratified: bool
+    termination: str
+
+    @classmethod
+    def from_estimator(cls, est: CGBoostBase) -> CGBoostPricingSettings:
+        return cls(
+            C=est.C,
+            norm=est.norm,
+            alpha_sign=est.alpha_sign,
+            tol=est.tol,
+            gap_tol=est.gap_tol,
+            stratified=est.stratified,
+            termination=est.termination,
+        )
 
 
 class CGBoostBase(ColumnGeneration):
@@ -186,7 +277,6 @@ class CGBoostBase(ColumnGeneration):
         kernels = [make_kernel(k, X, self.sigma) for k in self.kernels]
         if not kernels:
             raise ValueError("kernels must name at least one kernel")
-        self.kernels_ = kernels
         return KernelColumnSpace(
             X,
             kernels,
@@ -203,7 +293,7 @@ class CGBoostBase(ColumnGeneration):
         self,
         X: np.ndarray,
         y: np.ndarray,
-        space: Any,
+        space: KernelColumnSpace,
         ws: WorkingSet,
         rng: np.random.Generator,
         context: tuple[np.ndarray, np.ndarray] | None = None,
@@ -218,22 +308,12 @@ class CGBoostBase(ColumnGeneration):
             smo_form = _smo_form(self.get_params(deep=False))
             solver = "highs" if self.norm == "l1" else ("smo" if smo_form else "osqp")
         self.solver_ = solver
-        kw = dict(alpha_sign=self.alpha_sign, bias=self.bias == "free")
-        if solver == "osqp":
-            lp = OSQPKernelMaster(rows, self.C, eps=self.solver_tol, **kw)
-        elif solver == "smo":
-            lp = SMOKernelMaster(rows, self.C, tol=self.solver_tol)
-        elif solver == "svm":
-            lp = SVMKernelMaster(rows, self.C, tol=self.solver_tol)
-        elif solver == "highs":
-            lp = IncrementalKernelLPMaster(rows, self.C, **kw)
-        else:
-            lp = None
+        settings = CGBoostMasterSettings.from_estimator(self, solver)
         return CGBoostMaster(
             rows,
-            lp,
-            self.get_params(deep=False),
-            [k.name for k in self.kernels_],
+            settings.back_end(rows),
+            settings,
+            [k.name for k in space.kernels],  # the library the space was built on
             val=context,
             validation_error=self._validation_error,
         )
@@ -241,7 +321,7 @@ class CGBoostBase(ColumnGeneration):
     def _make_pricer(
         self, space: KernelColumnSpace, master: CGBoostMaster, rng: np.random.Generator
     ) -> CGBoostPricer:
-        return CGBoostPricer(space, master.rows.sample, self.get_params(deep=False))
+        return CGBoostPricer(space, master.rows.sample, CGBoostPricingSettings.from_estimator(self))
 
     def _finish_fit(
         self,
@@ -340,24 +420,23 @@ class CGBoostPricer:
     space : KernelColumnSpace
     sample : ndarray of shape (n_rows,)
         The training point of every row of the master (a regression point has two rows).
-    params : dict
-        The estimator's parameters (``norm``, ``alpha_sign``, ``tol``, ``gap_tol``,
-        ``stratified``, ``termination``, ``C``).
+    settings : CGBoostPricingSettings
+        The estimator's parameters the pricing reads.
     """
 
     def __init__(
-        self, space: KernelColumnSpace, sample: np.ndarray, params: dict[str, Any]
+        self, space: KernelColumnSpace, sample: np.ndarray, settings: CGBoostPricingSettings
     ) -> None:
         self.space = space
         self.sample = sample
-        self.alpha_sign = params["alpha_sign"]
-        self.stratified = params["stratified"]
-        self.tr1 = params["termination"] == "TR1"
-        self.gap_tol = params["gap_tol"]
-        self.thr_base = 1.0 if params["norm"] == "l1" else 0.0
-        tol = params["tol"]
-        self.eps = 1e-6 * max(1.0, params["C"]) if tol is None else float(tol)
-        self.gap_rule = params["norm"] == "l2" and tol is None  # the threshold of Prop. 4.1
+        self.alpha_sign = settings.alpha_sign
+        self.stratified = settings.stratified
+        self.tr1 = settings.termination == "TR1"
+        self.gap_tol = settings.gap_tol
+        self.thr_base = 1.0 if settings.norm == "l1" else 0.0
+        tol = settings.tol
+        self.eps = 1e-6 * max(1.0, settings.C) if tol is None else float(tol)
+        self.gap_rule = settings.norm == "l2" and tol is None  # the threshold of Prop. 4.1
 
     def threshold(self, n_free: int, primal: float) -> float:
         """The score a column outside 𝒲 must exceed to be added (fixed for one pricing)."""
@@ -444,12 +523,10 @@ class CGBoostMaster:
     ----------
     rows : RowForm
         The rows of the master (classification or the ε-tube's two rows per point).
-    lp : kernel master or None
-        The incremental back end (SMO, OSQP, LIBSVM or HiGHS); None: cvxpy on the working set's
-        columns each time.
-    params : dict
-        The estimator's parameters (``C``, ``norm``, ``alpha_sign``, ``bias``, ``termination``,
-        ``patience``).
+    lp : KernelMaster
+        The back end (SMO, OSQP, LIBSVM, HiGHS or cvxpy), fed the selected columns.
+    settings : CGBoostMasterSettings
+        The estimator's parameters the master reads (``termination``, ``patience``).
     kernel_names : list of str
         The library's kernels (the ``columns_<kernel>`` trace).
     val : (X_val, y_val) or None
@@ -461,14 +538,14 @@ class CGBoostMaster:
     def __init__(
         self,
         rows: RowForm,
-        lp: Any,
-        params: dict[str, Any],
+        lp: KernelMaster,
+        settings: CGBoostMasterSettings,
         kernel_names: list[str],
         *,
         val: tuple[np.ndarray, np.ndarray] | None,
-        validation_error: Any,
+        validation_error: Callable[[np.ndarray, np.ndarray], float],
     ) -> None:
-        self.rows, self.lp, self.p = rows, lp, params
+        self.rows, self.lp, self.settings = rows, lp, settings
         self.kernel_names = kernel_names
         self.val = val
         self.validation_error = validation_error
@@ -476,21 +553,6 @@ class CGBoostMaster:
         self.best_error, self.best_index = np.inf, -1  # the best validation error so far
         self.n_solves = 0
         self.certified: MasterStep | None = None  # the last step solved to its tolerance
-
-    def _solve(self, H: np.ndarray) -> KernelMasterResult:
-        if self.lp is not None:
-            res = self.lp.solve()
-        else:
-            p = self.p
-            res = solve_kernel_master_cvxpy(
-                H,
-                self.rows,
-                p["C"],
-                norm=p["norm"],
-                alpha_sign=p["alpha_sign"],
-                bias=p["bias"] == "free",
-            )
-        return res
 
     def _step(self, res: KernelMasterResult) -> MasterStep:
         return MasterStep(
@@ -506,29 +568,23 @@ class CGBoostMaster:
         )
 
     def start(self) -> MasterStep:
-        step = self._step(self._solve(np.empty((self.rows.m, 0))))  # steps 1-2: 𝒲 = {b}, α = 0
+        step = self._step(self.lp.solve())  # steps 1-2: 𝒲 = {b}, α = 0
         self.certified = step
         return step
 
     def fallbacks(self) -> dict[str, int]:
         """Restricted solves the back end did not certify by itself, by reason (SMO: its
         ``fallbacks``; OSQP: ``clarabel``, the solves Clarabel finished)."""
-        if self.lp is None:
-            return {}
-        if hasattr(self.lp, "fallbacks"):
-            return dict(self.lp.fallbacks)
-        n = getattr(self.lp, "n_fallbacks", 0)
-        return {"clarabel": n} if n else {}
+        return dict(self.lp.fallbacks)
 
     def add_columns(self, picks: Sequence[Pick], columns: Sequence[int]) -> None:
         for p in picks:
-            if self.lp is not None:
-                self.lp.add_column(p.column)
+            self.lp.add_column(p.column)
             if self.val is not None:
                 self.val_cols.append(p.learner.predict(self.val[0]))
 
     def solve(self, ws: WorkingSet) -> MasterStep:
-        res = self._solve(ws.H)
+        res = self.lp.solve()
         step = self._step(res)
         index, self.n_solves = self.n_solves, self.n_solves + 1
         for name, count in columns_per_kernel(ws.learners, self.kernel_names).items():
@@ -539,7 +595,8 @@ class CGBoostMaster:
             val = self.validation_error(Hv @ res.alpha + res.b, self.val[1])
             if val < self.best_error:
                 self.best_error, self.best_index = val, index
-            if self.p["termination"] == "TR3" and index - self.best_index >= self.p["patience"]:
+            tr3 = self.settings.termination == "TR3"
+            if tr3 and index - self.best_index >= self.settings.patience:
                 step.stop_reason = "TR3"
         step.extra["validation_error"] = val
         if res.stop_reason.endswith("@floor"):
@@ -737,7 +794,9 @@ __all__ = [
     "CGBoost",
     "CGBoostBase",
     "CGBoostMaster",
+    "CGBoostMasterSettings",
     "CGBoostPricer",
+    "CGBoostPricingSettings",
     "TERMINATION_RULES",
     "columns_per_kernel",
 ]

@@ -29,7 +29,7 @@ from sklearn.utils.validation import validate_data
 
 from kernbench.methods.cgboost import CGBoostBase, _seed, cgboost_constraints
 from kernbench.methods.registry import register
-from kernbench.solvers.kernel_masters import RowForm
+from kernbench.solvers.masters import RowForm
 
 
 @register("cgboost_regressor")

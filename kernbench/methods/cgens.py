@@ -3,7 +3,7 @@ docs/methods/column_generation.md).
 
 Solves SVM (1) with the explicit feature map Φ(x) = [h_1(x), …, h_J(x)] of weak learners,
 growing the working set 𝒲 by the KKT-violation rule (8) and re-solving the restricted SVM
-warm-started from the previous α (:class:`kernbench.solvers.linear_svm.RestrictedLinearSVM`).
+warm-started from the previous α (:class:`kernbench.solvers.restricted_svm.RestrictedLinearSVM`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import copy
 import time
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
@@ -22,6 +23,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from kernbench.methods.base import WarmPathMixin, generator_from
 from kernbench.methods.column_generation import (
     ColumnGenerationClassifier,
+    LoopRun,
     MasterStep,
     PricingRule,
     WorkingSet,
@@ -29,8 +31,8 @@ from kernbench.methods.column_generation import (
 )
 from kernbench.methods.constraints import MAX_BINS_NEEDS_STUMPS, check_cross_constraints
 from kernbench.methods.registry import register
-from kernbench.solvers.linear_svm import RestrictedLinearSVM, SolveInfo
-from kernbench.weak.base import Pick
+from kernbench.solvers.restricted_svm import RestrictedLinearSVM, SolveInfo
+from kernbench.weak.base import Pick, WeakLearnerSpace
 from kernbench.weak.stumps import MAX_BINS_LIMIT, StumpSpace, feature_usage
 
 
@@ -176,7 +178,7 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
         self.path_inner_epochs = path_inner_epochs
         self.random_state = random_state
 
-    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> WeakLearnerSpace | None:
         return weak_learner_space(
             X,
             self.weak_learner,
@@ -191,7 +193,7 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
         self,
         X: np.ndarray,
         y: np.ndarray,
-        space: Any,
+        space: WeakLearnerSpace | None,
         ws: WorkingSet,
         rng: np.random.Generator,
         context: Any = None,
@@ -274,21 +276,20 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
         if inner is None:
             inner = self.path_inner_epochs
         out: list[dict[int, CGENS]] = []
-        fit = None
+        point = None
         for C in values:
-            fit = (
-                clone(self).set_params(C=C, max_iter=stages[-1])._fit_from(X, y, fit, stages, inner)
-            )
-            out.append({t: fit._stage(t) for t in stages})
+            est = clone(self).set_params(C=C, max_iter=stages[-1])
+            point = est._fit_from(X, y, point, stages, inner)
+            out.append({t: point.fit._stage(t) for t in stages})
         return out
 
     def _fit_from(
-        self, X: Any, y: Any, prev: CGENS | None, stages: list[int], inner: int | None
-    ) -> CGENS:
+        self, X: Any, y: Any, prev: PathPoint | None, stages: list[int], inner: int | None
+    ) -> PathPoint:
         """The fit at this C starting from ``prev``, a fit on the same (X, y) at another C, or
         from the empty working set (``prev`` None: with ``inner`` None, the cold fit), its
         intermediate restricted solves capped at ``inner`` epochs and the solve at every stage
-        complete (see :meth:`fit_warm_path`)."""
+        complete (see :meth:`fit_warm_path`). Returns this fit as the next one's start."""
         check_cross_constraints(self)
         X, y, y_enc = self._prepare_targets(X, y)
         rng = generator_from(self.random_state)
@@ -302,17 +303,17 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
             master = self._master(y_enc, (space, ws, rng), self.C / 2.0, inner)  # Alg. 1 line 1
             step = master.start()
         else:
-            alpha0 = np.clip(prev.dual_coef_ * (self.C / prev.C), 0.0, self.C)
+            fit, cands = prev.fit, prev.candidates  # the same space: the same candidate indices
+            alpha0 = np.clip(fit.dual_coef_ * (self.C / fit.C), 0.0, self.C)
             master = self._master(y_enc, (space, ws, rng), alpha0, inner)
             step = master.resume()
-            H = prev._learner_matrix(X)
+            H = fit._learner_matrix(X)
             n_prev = H.shape[1]
-            cands = prev._candidates  # the same space: the same candidate indices
             for end in [t for t in stages if t < n_prev] + [n_prev]:
                 if end <= ws.n_columns:
                     continue
                 picks = [
-                    Pick(prev.learners_[j], H[:, j], 0.0, candidate=cands[j])
+                    Pick(fit.learners_[j], H[:, j], 0.0, candidate=cands[j])
                     for j in range(ws.n_columns, end)
                 ]
                 ws.add(picks, [0] * len(picks))
@@ -322,36 +323,32 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
                     step = master.complete(ws)
                 self._record(step, None, ws, y, t0, coef_path, intercept_path, trace)
         priced = None
-        self.stop_reason_ = "max_iter"
-        self.final_score_ = float("nan")
+        stop, final_score = "max_iter", float("nan")
         pricer = self._make_pricer(space, master, rng) if space is not None else None
         # column generation at this C goes on, one segment per stage: each ends on a complete
         # solve (the loop completes an inexact last solve), which the next continues from
         for end in [t for t in stages if t > ws.n_columns]:
-            step, priced = self._run(
-                master, pricer, ws, y, t0, step=step, n_iter=end - ws.n_columns
-            )
-            if self.coef_path_:
-                self.trace_["objective"][-1] = float(step.objective)  # the completed solve's
-            coef_path += self.coef_path_
-            intercept_path += self.intercept_path_
-            for key, values in self.trace_.items():
+            run = self._loop(master, pricer, ws, y, t0, step=step, n_iter=end - ws.n_columns)
+            step, priced = run.step, run.priced
+            if run.coef_path:
+                run.trace["objective"][-1] = float(step.objective)  # the completed solve's
+            coef_path += run.coef_path
+            intercept_path += run.intercept_path
+            for key, values in run.trace.items():
                 trace[key] += values
-            if self.stop_reason_ != "max_iter":
+            stop, final_score = run.stop_reason, run.final_score
+            if stop != "max_iter":
                 break
-        self.coef_path_, self.intercept_path_ = coef_path, intercept_path
-        self.trace_ = dict(trace)
-        self.n_iter_ = len(coef_path)
-        if coef_path:
-            self.coef_, self.intercept_ = coef_path[-1], intercept_path[-1]
+        self._set_path(
+            LoopRun(step, priced, coef_path, intercept_path, dict(trace), stop, final_score)
+        )
         self.learners_ = ws.learners
-        self._candidates = ws.candidates
         self.model_size_ = len(ws.learners)
         self.feature_usage_ = feature_usage(ws.learners, X.shape[1])
         self.fit_time_ = time.perf_counter() - t0
         self.dual_coef_ = step.dual_coef
         self._finish_fit(master, ws, step, priced)
-        return self
+        return PathPoint(self, list(ws.candidates))
 
     def _stage(self, stage: int) -> CGENS:
         """This fit with at most ``stage`` columns: its path cut after the last solve with at
@@ -376,9 +373,28 @@ class CGENS(WarmPathMixin, ColumnGenerationClassifier):
         return snap
 
 
+@dataclass(frozen=True)
+class PathPoint:
+    """A fit along the path in C, as the next value's fit starts from it
+    (:meth:`CGENS.fit_warm_path`).
+
+    Attributes
+    ----------
+    fit : CGENS
+        The fit at the previous value of C.
+    candidates : list of int or None
+        Each of its learners' candidate index in the weak-learner space (every fit of the path
+        builds the same space on the same X), so its columns re-enter the working set without
+        hashing them.
+    """
+
+    fit: CGENS
+    candidates: list[int | None]
+
+
 class CGENSMaster:
     """CGENS's restricted master: the SVM (1) on the selected columns, warm-started from the
-    previous α (:class:`~kernbench.solvers.linear_svm.RestrictedLinearSVM`).
+    previous α (:class:`~kernbench.solvers.restricted_svm.RestrictedLinearSVM`).
 
     Parameters
     ----------

@@ -26,9 +26,9 @@ from kernbench.methods.column_generation import (
     weak_learner_space,
 )
 from kernbench.methods.registry import register
-from kernbench.solvers.incremental_inverse import make_inverse
+from kernbench.solvers.incremental_inverse import IncrementalInverse, make_inverse
 from kernbench.solvers.simplex import SLSSolution, simplex_code, simplex_labels, sls_closed_form
-from kernbench.weak.base import Pick
+from kernbench.weak.base import Pick, WeakLearnerSpace
 
 
 @register("cgens_sls")
@@ -135,7 +135,7 @@ class CGENSSLS(ColumnGenerationClassifier):
         self.sigma = sigma
         self.random_state = random_state
 
-    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> WeakLearnerSpace | None:
         return weak_learner_space(
             X,
             self.weak_learner,
@@ -149,7 +149,7 @@ class CGENSSLS(ColumnGenerationClassifier):
         self,
         X: np.ndarray,
         y: np.ndarray,
-        space: Any,
+        space: WeakLearnerSpace | None,
         ws: WorkingSet,
         rng: np.random.Generator,
         context: Any = None,
@@ -182,7 +182,9 @@ class SLSMaster:
         The pricing weights before any column: the J = 0 closed form, or all ones.
     """
 
-    def __init__(self, L: np.ndarray, C: float, tol: float, inverse: Any, init_dual: str) -> None:
+    def __init__(
+        self, L: np.ndarray, C: float, tol: float, inverse: IncrementalInverse, init_dual: str
+    ) -> None:
         m = L.shape[0]
         self.C, self.tol = C, tol
         self.l = L.shape[1]

@@ -59,13 +59,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from kernbench.methods.base import IterativeMixin, KernbenchClassifier, generator_from
 from kernbench.methods.cg_pricing import (
     OraclePricer,
+    Pricer,
     PricingResult,
     PricingRule,
     StumpColumnIds,
     WorkingSet,
 )
 from kernbench.methods.constraints import check_cross_constraints
-from kernbench.weak.base import Pick
+from kernbench.weak.base import HypothesisSpace, Pick, WeakLearnerSpace
 from kernbench.weak.fourier import FourierSpace
 from kernbench.weak.perceptron import PerceptronSpace
 from kernbench.weak.stumps import Stump, StumpSpace, feature_usage, predict_stumps, stump_arrays
@@ -150,6 +151,35 @@ class RestrictedMaster(Protocol):
     # "converged" pricing, and after the last iteration).
 
 
+@dataclass
+class LoopRun:
+    """What one run of the loop produced (:meth:`ColumnGeneration._loop`).
+
+    Attributes
+    ----------
+    step : MasterStep
+        The last step (a complete solve).
+    priced : PricingResult or None
+        The last pricing (None when the loop priced nothing).
+    coef_path, intercept_path : list
+        The coefficients and bias after every restricted solve.
+    trace : dict of str to list
+        The trace rows (see the module docstring).
+    stop_reason : str
+        Why the loop stopped.
+    final_score : float
+        The score of the last pricing (NaN without one).
+    """
+
+    step: MasterStep
+    priced: PricingResult | None
+    coef_path: list[np.ndarray]
+    intercept_path: list[Any]
+    trace: dict[str, list]
+    stop_reason: str
+    final_score: float
+
+
 def weak_learner_space(
     X: np.ndarray,
     kind: str,
@@ -159,7 +189,7 @@ def weak_learner_space(
     n_candidates: int = 2000,
     sigma: float = 1.0,
     max_bins: int | None = None,
-) -> Any:
+) -> WeakLearnerSpace | None:
     """The weak-learner space named ``kind`` on the training X, or None if it has no candidate.
 
     ``stump``: every stump (``include_constant``: with the constant column, for bias-free models;
@@ -197,7 +227,7 @@ class ColumnGeneration(IterativeMixin, BaseEstimator):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ collaborators
-    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> HypothesisSpace | None:
         """The weak-learner space on the training X, or None if it has no candidate."""
         raise NotImplementedError
 
@@ -205,7 +235,7 @@ class ColumnGeneration(IterativeMixin, BaseEstimator):
         self,
         X: np.ndarray,
         y: np.ndarray,
-        space: Any,
+        space: HypothesisSpace | None,
         ws: WorkingSet,
         rng: np.random.Generator,
         context: Any,
@@ -214,15 +244,24 @@ class ColumnGeneration(IterativeMixin, BaseEstimator):
         working set ``ws``."""
         raise NotImplementedError
 
-    def _make_pricer(self, space: Any, master: Any, rng: np.random.Generator) -> Any:
-        """The pricer (default: the oracle pricer with the class's ``_pricing`` rule)."""
+    def _make_pricer(
+        self, space: HypothesisSpace, master: RestrictedMaster, rng: np.random.Generator
+    ) -> Pricer:
+        """The pricer (default: the oracle pricer with the class's ``_pricing`` rule, over a
+        :class:`~kernbench.weak.base.WeakLearnerSpace`)."""
+        if not isinstance(space, WeakLearnerSpace):
+            raise TypeError(f"the oracle pricer needs a WeakLearnerSpace, got {type(space)}")
         return OraclePricer(space, self._pricing, rng)
 
-    def _make_working_set(self, m: int, space: Any) -> WorkingSet:
+    def _make_working_set(self, m: int, space: HypothesisSpace | None) -> WorkingSet:
         return WorkingSet(m, space, self._pricing)
 
     def _finish_fit(
-        self, master: Any, ws: WorkingSet, last: MasterStep, priced: PricingResult | None
+        self,
+        master: RestrictedMaster,
+        ws: WorkingSet,
+        last: MasterStep,
+        priced: PricingResult | None,
     ) -> None:
         """Fitted attributes from the master, the working set, the last step and the last
         pricing (the base has set the path, trace, coefficients, ``stop_reason_`` and
@@ -294,7 +333,7 @@ class ColumnGeneration(IterativeMixin, BaseEstimator):
     def _run(
         self,
         master: RestrictedMaster,
-        pricer: Any,
+        pricer: Pricer | None,
         ws: WorkingSet,
         y: np.ndarray,
         t0: float,
@@ -302,7 +341,22 @@ class ColumnGeneration(IterativeMixin, BaseEstimator):
         n_iter: int | None = None,
     ) -> tuple[MasterStep, PricingResult | None]:
         """The loop of the module docstring: sets the path, trace and stop attributes and
-        returns the last step and the last pricing.
+        returns the last step and the last pricing (see :meth:`_loop`)."""
+        run = self._loop(master, pricer, ws, y, t0, step, n_iter)
+        self._set_path(run)
+        return run.step, run.priced
+
+    def _loop(
+        self,
+        master: RestrictedMaster,
+        pricer: Pricer | None,
+        ws: WorkingSet,
+        y: np.ndarray,
+        t0: float,
+        step: MasterStep | None = None,
+        n_iter: int | None = None,
+    ) -> LoopRun:
+        """The loop of the module docstring, its path, trace and stop reason returned as a value.
 
         ``step``: the master's state to continue from (default ``master.start()``, the empty
         working set); ``n_iter``: the iterations at most (default ``max_iter``).
@@ -342,17 +396,20 @@ class ColumnGeneration(IterativeMixin, BaseEstimator):
         if not step.exact:  # the final restricted solve is a full one
             step = master.complete(ws)
             _replace_last(coef_path, intercept_path, step)
-        self.coef_path_, self.intercept_path_ = coef_path, intercept_path
-        self.n_iter_ = len(coef_path)
-        self.trace_ = dict(trace)
-        self.stop_reason_ = stop
-        self.final_score_ = final_score
-        if coef_path:
-            self.coef_, self.intercept_ = coef_path[-1], intercept_path[-1]
+        return LoopRun(step, priced, coef_path, intercept_path, dict(trace), stop, final_score)
+
+    def _set_path(self, run: LoopRun) -> None:
+        """The fitted path, trace, stop and final-model attributes of a run of the loop."""
+        self.coef_path_, self.intercept_path_ = run.coef_path, run.intercept_path
+        self.n_iter_ = len(run.coef_path)
+        self.trace_ = dict(run.trace)
+        self.stop_reason_ = run.stop_reason
+        self.final_score_ = run.final_score
+        if run.coef_path:
+            self.coef_, self.intercept_ = run.coef_path[-1], run.intercept_path[-1]
         else:
-            self.coef_ = np.array(step.coef, dtype=np.float64)
-            self.intercept_ = np.array(step.intercept, dtype=np.float64)
-        return step, priced
+            self.coef_ = np.array(run.step.coef, dtype=np.float64)
+            self.intercept_ = np.array(run.step.intercept, dtype=np.float64)
 
     def _record(
         self,
@@ -454,6 +511,7 @@ def _replace_last(coef_path: list, intercept_path: list, step: MasterStep) -> No
 __all__ = [
     "ColumnGeneration",
     "ColumnGenerationClassifier",
+    "LoopRun",
     "MasterStep",
     "PricingResult",
     "PricingRule",

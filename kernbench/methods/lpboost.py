@@ -54,6 +54,7 @@ from kernbench.methods.column_generation import (
 from kernbench.methods.constraints import MAX_BINS_NEEDS_STUMPS
 from kernbench.methods.registry import register
 from kernbench.solvers.lp import (
+    IncrementalLP,
     IncrementalLPCutMaster,
     IncrementalNuLPCutMaster,
     LPResult,
@@ -62,7 +63,7 @@ from kernbench.solvers.lp import (
     solve_lpboost_nu_cvxpy,
 )
 from kernbench.solvers.nu_floor import nu_floor_duplicates, nu_floor_groups, usable_nu
-from kernbench.weak.base import Pick
+from kernbench.weak.base import Pick, WeakLearnerSpace
 from kernbench.weak.stumps import MAX_BINS_LIMIT, StumpSpace
 
 #: ν_max of the ν-form: Σa = 1 keeps the ν-LP bounded for every ν ∈ (0, 1]
@@ -180,10 +181,10 @@ class LPBoost(ColumnGenerationClassifier):
     _pricing = PricingRule(absolute=False, exclude=False)
     # the ν-LP master class (HiGHS path): the dual grown by cuts and re-solved by dual simplex
     # (the faster of the two, benchmarks/bench_cgens_vs_lpboost.py; the restricted optima agree),
-    # or the primal grown by columns (IncrementalNuLPMaster); both return the same NuLPResult
+    # or the primal grown by columns (benchmarks/lp_primal_masters.py); the same NuLPResult
     _nu_master_class: type = IncrementalNuLPCutMaster
     # the C-form master class (HiGHS path): the dual (5) grown by cuts (dual simplex on a J-row
-    # basis), or the primal (4) grown by columns (IncrementalLPMaster, an m-row basis)
+    # basis), or the primal (4) grown by columns (an m-row basis, benchmarks/lp_primal_masters.py)
     _c_master_class: type = IncrementalLPCutMaster
 
     def __init__(
@@ -212,7 +213,7 @@ class LPBoost(ColumnGenerationClassifier):
         self.max_bins = max_bins
         self.random_state = random_state
 
-    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> WeakLearnerSpace | None:
         return weak_learner_space(
             X,
             self.weak_learner,
@@ -227,7 +228,7 @@ class LPBoost(ColumnGenerationClassifier):
         self,
         X: np.ndarray,
         y: np.ndarray,
-        space: Any,
+        space: WeakLearnerSpace | None,
         ws: WorkingSet,
         rng: np.random.Generator,
         context: Any = None,
@@ -245,7 +246,7 @@ class LPBoost(ColumnGenerationClassifier):
         lp = self._c_master_class(y, self.C_) if self.solver == "highs" else None
         return LPBoostMaster(y, self.C_, None, self.tol, lp, self.cvxpy_solver)
 
-    def _nu_floor(self, X: np.ndarray, y: np.ndarray, space: Any) -> float:
+    def _nu_floor(self, X: np.ndarray, y: np.ndarray, space: WeakLearnerSpace | None) -> float:
         """ν_min of the ν-LP over this fit's weak-learner space on (X, y ∈ {±1})."""
         if isinstance(space, StumpSpace):  # with the constant: one group row per value or bin
             return nu_floor_groups(space.feature_groups(), y)
@@ -271,7 +272,7 @@ class LPBoostMaster:
         The C-form's slack penalty, or the ν-form's D = 1/(ν·m) (exactly one is given).
     tol : float
         ε: no dual constraint may be violated by more than ε.
-    lp : incremental HiGHS master or None
+    lp : IncrementalLP or None
         The master grown column by column (None: the restricted LP rebuilt through cvxpy on the
         working set's columns, with ``cvxpy_solver``).
     cvxpy_solver : str
@@ -283,7 +284,7 @@ class LPBoostMaster:
         C: float | None,
         D: float | None,
         tol: float,
-        lp: Any,
+        lp: IncrementalLP | None,
         cvxpy_solver: str,
     ) -> None:
         self.y, self.C, self.D, self.tol = y, C, D, tol

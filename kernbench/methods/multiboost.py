@@ -31,8 +31,12 @@ from kernbench.methods.column_generation import (
 from kernbench.methods.registry import register
 from kernbench.solvers.exp_loss_newton import solve_shared_newton
 from kernbench.solvers.fcd import SortedColumns, fcd_solve
-from kernbench.solvers.multiclass_exp_loss import pricing_weights, solve_shared_lbfgsb
-from kernbench.weak.base import Pick
+from kernbench.solvers.multiclass_exp_loss import (
+    LBFGSBSettings,
+    pricing_weights,
+    solve_shared_lbfgsb,
+)
+from kernbench.weak.base import Pick, WeakLearnerSpace
 
 
 @register("multiboost")
@@ -165,7 +169,7 @@ class MultiBoost(ColumnGenerationClassifier):
         self.newton_tol = newton_tol
         self.max_time = max_time
 
-    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> WeakLearnerSpace | None:
         # no bias: the constant learner gives each class an offset
         return weak_learner_space(X, "stump", include_constant=True, rng=rng)
 
@@ -173,7 +177,7 @@ class MultiBoost(ColumnGenerationClassifier):
         self,
         X: np.ndarray,
         y: np.ndarray,
-        space: Any,
+        space: WeakLearnerSpace | None,
         ws: WorkingSet,
         rng: np.random.Generator,
         context: Any = None,
@@ -185,7 +189,7 @@ class MultiBoost(ColumnGenerationClassifier):
             tol=float(self.tol),
             rel_tol=self.rel_tol,
             solver=self.solver,
-            lbfgs=dict(maxiter=self.lbfgs_maxiter, ftol=self.lbfgs_ftol, gtol=self.lbfgs_gtol),
+            lbfgs=LBFGSBSettings(self.lbfgs_maxiter, self.lbfgs_ftol, self.lbfgs_gtol),
             fcd_eps=float(self.fcd_eps),
             fcd_tau_max=self.fcd_tau_max,
             newton_tol=self.newton_tol,
@@ -215,7 +219,7 @@ class SharedExpLossMaster:
         Stop ("objective_stalled") when the restricted objective changes by less than this
         (relative) between solves.
     solver : {"lbfgsb", "fcd", "newton"}
-    lbfgs : dict
+    lbfgs : LBFGSBSettings
         L-BFGS-B's ``maxiter``, ``ftol``, ``gtol``.
     fcd_eps, fcd_tau_max, newton_tol
         FCD's tolerance and pass cap; Newton's KKT tolerance.
@@ -230,7 +234,7 @@ class SharedExpLossMaster:
         tol: float,
         rel_tol: float | None,
         solver: str,
-        lbfgs: dict[str, Any],
+        lbfgs: LBFGSBSettings,
         fcd_eps: float,
         fcd_tau_max: int | None,
         newton_tol: float,
@@ -265,7 +269,10 @@ class SharedExpLossMaster:
         if self.solver == "newton":
             res = solve_shared_newton(ws.H, self.y, self.C, self.W, tol=self.newton_tol)
         else:
-            res = solve_shared_lbfgsb(ws.H, self.y, self.C, self.W, **self.lbfgs)
+            lb = self.lbfgs
+            res = solve_shared_lbfgsb(
+                ws.H, self.y, self.C, self.W, maxiter=lb.maxiter, ftol=lb.ftol, gtol=lb.gtol
+            )
         return self._accept(res.objective, res.W, res.lam, res.stop_reason, res.n_iter, res.kkt)
 
     def _solve_fcd(self, n_learners: int) -> MasterStep:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
@@ -41,11 +42,12 @@ from kernbench.methods.registry import register
 from kernbench.solvers.exp_loss_newton import solve_classwise_newton
 from kernbench.solvers.fcd import RULES, SortedColumns, fcd_solve
 from kernbench.solvers.multiclass_exp_loss import (
+    LBFGSBSettings,
     classwise_scores,
     pricing_weights,
     solve_classwise_lbfgsb,
 )
-from kernbench.weak.base import Pick
+from kernbench.weak.base import Pick, WeakLearnerSpace
 
 
 @register("multiboost_cw")
@@ -179,19 +181,20 @@ class MultiBoostCW(ColumnGenerationClassifier):
         self.random_state = random_state
         self.max_time = max_time
 
-    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> Any:
+    def _make_space(self, X: np.ndarray, rng: np.random.Generator) -> WeakLearnerSpace | None:
         return weak_learner_space(X, "stump", include_constant=True, rng=rng)
 
     def _make_master(
         self,
         X: np.ndarray,
         y: np.ndarray,
-        space: Any,
+        space: WeakLearnerSpace | None,
         ws: WorkingSet,
         rng: np.random.Generator,
         context: Any = None,
     ) -> ClasswiseExpLossMaster:
-        return ClasswiseExpLossMaster(self.get_params(deep=False), y, self.classes_.size, rng)
+        settings = ClasswiseSettings.from_estimator(self)
+        return ClasswiseExpLossMaster(settings, y, self.classes_.size, rng)
 
     def _time_cap(self) -> float | None:
         return self.max_time
@@ -209,15 +212,57 @@ class MultiBoostCW(ColumnGenerationClassifier):
         self.learner_class_ = np.asarray(ws.classes, dtype=np.int64)
 
 
+@dataclass(frozen=True)
+class ClasswiseSettings:
+    """What MultiBoost_cw's master reads of the estimator's parameters
+    (:class:`ClasswiseExpLossMaster`; each as the estimator documents it).
+
+    Attributes
+    ----------
+    C : float
+    solver : {"fcd", "fcd+newton", "newton", "lbfgsb"}
+    eps : float
+    tau_max : int or None
+    rule : str
+    tol : float
+    rel_tol : float or None
+    lbfgs : LBFGSBSettings
+    newton_tol : float
+    """
+
+    C: float
+    solver: str
+    eps: float
+    tau_max: int | None
+    rule: str
+    tol: float
+    rel_tol: float | None
+    lbfgs: LBFGSBSettings
+    newton_tol: float
+
+    @classmethod
+    def from_estimator(cls, est: MultiBoostCW) -> ClasswiseSettings:
+        return cls(
+            C=est.C,
+            solver=est.solver,
+            eps=est.eps,
+            tau_max=est.tau_max,
+            rule=est.rule,
+            tol=est.tol,
+            rel_tol=est.rel_tol,
+            lbfgs=LBFGSBSettings(est.lbfgs_maxiter, est.lbfgs_ftol, est.lbfgs_gtol),
+            newton_tol=est.newton_tol,
+        )
+
+
 class ClasswiseExpLossMaster:
     """MultiBoost_cw's restricted master: problem (2) over the class-wise learner sets, one
     coefficient per learner (w ≥ 0), warm-started from the previous w with 0 for the new ones.
 
     Parameters
     ----------
-    params : dict
-        The estimator's parameters (C, solver, eps, tau_max, rule, tol, rel_tol, the L-BFGS-B and
-        Newton settings).
+    settings : ClasswiseSettings
+        The estimator's parameters the master reads.
     y : ndarray of shape (m,)
         Class indices.
     K : int
@@ -226,12 +271,12 @@ class ClasswiseExpLossMaster:
     """
 
     def __init__(
-        self, params: dict[str, Any], y: np.ndarray, K: int, rng: np.random.Generator
+        self, settings: ClasswiseSettings, y: np.ndarray, K: int, rng: np.random.Generator
     ) -> None:
         m = y.size
-        self.p = params
+        self.settings = settings
         self.y, self.K, self.rng = y, K, rng
-        self.C = float(self.p["C"])
+        self.C = float(settings.C)
         lam = np.ones((m, K))  # Alg. 1 line 2: λ_(i,y) = 1
         lam[np.arange(m), y] = 0.0
         self.lam0 = lam
@@ -248,7 +293,7 @@ class ClasswiseExpLossMaster:
         self.columns.append(np.column_stack([p.column for p in picks]))  # μ is unchanged
 
     def solve(self, ws: WorkingSet) -> MasterStep:
-        p = self.p
+        p = self.settings
         H, y, K, C = ws.H, self.y, self.K, self.C
         J0, J = self.w.size, ws.n_columns
         new = np.arange(J0, J)  # Alg. 2 line 2: S = the variables added since the last solve
@@ -257,11 +302,11 @@ class ClasswiseExpLossMaster:
         cols = np.arange(J)
         t0 = time.perf_counter()
         p_scale = H.shape[0] * (K - 1) / C  # μ = λ·p/C, (5)
-        solver = p["solver"]
+        solver = p.solver
         if solver in ("fcd", "fcd+newton"):
             res = fcd_solve(
                 H, y, C, self.w, cols, var_class, K, new,
-                eps=p["eps"], tau_max=p["tau_max"], rule=p["rule"],
+                eps=p.eps, tau_max=p.tau_max, rule=p.rule,
                 seed=int(self.rng.integers(2**31 - 1)), columns=self.columns, mu0=self.mu,
             )  # fmt: skip
             w, objective, self.mu = res.w, res.objective, res.mu
@@ -272,18 +317,18 @@ class ClasswiseExpLossMaster:
             if solver == "lbfgsb":
                 sol = solve_classwise_lbfgsb(
                     H, y, C, w0, cols, var_class, K,
-                    maxiter=p["lbfgs_maxiter"], ftol=p["lbfgs_ftol"], gtol=p["lbfgs_gtol"],
+                    maxiter=p.lbfgs.maxiter, ftol=p.lbfgs.ftol, gtol=p.lbfgs.gtol,
                 )  # fmt: skip
             else:
-                sol = solve_classwise_newton(H, y, C, w0, cols, var_class, K, tol=p["newton_tol"])
+                sol = solve_classwise_newton(H, y, C, w0, cols, var_class, K, tol=p.newton_tol)
             w, objective, lam = sol.W, sol.objective, sol.lam
             self.mu = lam * p_scale
             stop, n_iter, violation = sol.stop_reason, sol.n_iter, sol.kkt
         self.solver_time += time.perf_counter() - t0
         previous, self.objective = self.objective, objective
         stalled = False
-        if p["rel_tol"] is not None and np.isfinite(previous):
-            stalled = abs(previous - objective) <= p["rel_tol"] * abs(previous)
+        if p.rel_tol is not None and np.isfinite(previous):
+            stalled = abs(previous - objective) <= p.rel_tol * abs(previous)
         self.w = w
         step = self._step(objective, w, lam)
         step.solver_stop_reason, step.solver_iter = stop, n_iter
@@ -305,7 +350,8 @@ class ClasswiseExpLossMaster:
         return MasterStep(
             objective=objective,
             g=pricing_weights(lam, self.y),  # column c: u^c of (4), searched over 𝓗 \ 𝓗_c
-            threshold=1.0 + float(self.p["tol"]),  # no dual constraint (3b) of any class violated
+            # no dual constraint (3b) of any class violated
+            threshold=1.0 + float(self.settings.tol),
             coef=w,
             intercept=np.zeros(self.K),
             dual_coef=lam,

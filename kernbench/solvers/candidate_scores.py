@@ -84,13 +84,6 @@ def sign_column_sums(Z, kappa, g, out):  # pragma: no cover - numba
             out[p] += gi if row[p] - kappa[p] >= 0.0 else -gi
 
 
-@numba.njit(cache=True, fastmath={"contract"})
-def cos_values(x, out):  # pragma: no cover - numba
-    """out = cos(x) elementwise with the polynomial cosine (for tests of its accuracy)."""
-    for j in range(x.shape[0]):
-        out[j] = _cos(x[j])
-
-
 def candidate_scores(
     X: np.ndarray, g: np.ndarray, Theta: np.ndarray, kappa: np.ndarray, activation: str
 ) -> np.ndarray:

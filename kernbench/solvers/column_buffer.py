@@ -2,8 +2,9 @@
 
 Column-generation loops append one column per iteration and read all columns every iteration
 (a matrix-vector product with the current coefficients). Re-stacking a Python list each time
-copies m·J numbers per iteration, O(m·J²) over a fit: 1.9 of 8.2 s in a 500-column CG-Boost fit
-with 2000 validation rows. The buffer doubles its capacity instead.
+copies m·J numbers per iteration, O(m·J²) over a fit (a quarter of a 500-column CG-Boost fit with
+2000 validation rows; benchmarks/logs/performance.md, "CG-Boost's SMO master"). The buffer
+doubles its capacity instead.
 """
 
 from __future__ import annotations

@@ -128,24 +128,6 @@ def l12_row_prox_reweighted(
     return W, n_iter
 
 
-def l12_row_prox_exact(V: np.ndarray, mu: float) -> np.ndarray:
-    """Closed-form solution of min_w ½‖w‖₁² + (μ/2)‖w − v‖² for every row v of V.
-
-    The optimum is a soft threshold w = sgn(v)(|v| − τ)₊ with τ = ‖w‖₁/μ; sorting |v| in decreasing
-    order, τ = S_k/(μ + k) for the largest k with |v|_(k) > S_k/(μ + k), S_k the sum of the k
-    largest |v|. An independent reference for Alg. 1 (used by the tests).
-    """
-    A = np.abs(V)
-    S = -np.sort(-A, axis=1)
-    k = np.arange(1, A.shape[1] + 1)
-    cums = np.cumsum(S, axis=1)
-    taus = cums / (mu + k)
-    active = S > taus
-    kk = np.maximum(np.where(active, k, 0).max(axis=1), 1)  # the largest such k
-    tau = taus[np.arange(A.shape[0]), kk - 1][:, None]
-    return np.sign(V) * np.maximum(A - tau, 0.0)
-
-
 def e_step(S: np.ndarray, y_col: np.ndarray, weight: float, p: int) -> np.ndarray:
     """Elementwise argmin_E weight·(Y∘E)₊^p + ½‖E − S‖², the E sub-problem (13).
 

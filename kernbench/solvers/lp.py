@@ -15,14 +15,13 @@ A ν-form optimum (a*, ξ*, ρ*; u*, β*) with β* > 0 gives w = a*/ρ*, ξ*/ρ*
 
 * :func:`solve_lpboost_cvxpy` / :func:`solve_lpboost_nu_cvxpy` build the LP afresh through cvxpy
   (any installed LP solver; HiGHS by default) and read the duals from the constraints.
-* :class:`IncrementalLPMaster` / :class:`IncrementalNuLPMaster` keep one HiGHS model alive: each new
-  weak learner is one ``addCol`` (a new primal variable = a new dual constraint), and the next
-  ``run`` restarts the primal simplex from the previous optimal basis (still primal feasible: the
-  new variable enters at 0). Its basis has m rows.
-* :class:`IncrementalLPCutMaster` / :class:`IncrementalNuLPCutMaster` hold the dual instead: each
-  new weak learner is one ``addRow`` (a cut Σ_i α_i y_i H_ij ≤ 1, or Σ_i u_i y_i H_ij ≤ β),
-  re-solved by dual simplex from the kept basis, which has J rows; same results. LPBoost's
-  default for both forms (docs/performance.md section 8).
+* :class:`IncrementalLPCutMaster` / :class:`IncrementalNuLPCutMaster` keep one HiGHS model of
+  the dual alive: each new weak learner is one ``addRow`` (a cut Σ_i α_i y_i H_ij ≤ 1, or
+  Σ_i u_i y_i H_ij ≤ β), re-solved by dual simplex from the kept basis, which has J rows.
+  LPBoost's default for both forms (docs/performance.md section 8). The primal grown by
+  ``addCol`` (an m-row basis; same results) is the peer they are measured and tested against,
+  in ``benchmarks/lp_primal_masters.py``; :class:`CFormHighs` and :class:`NuHighs` are what both
+  sides share.
 
 The C-form returns an :class:`LPResult`, the ν-form a :class:`NuLPResult`; both carry the primal
 solution, the dual solution and both objective values.
@@ -36,7 +35,7 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -162,7 +161,25 @@ def _flush_c_stdio() -> None:
         ctypes.CDLL(None).fflush(None)
 
 
-class _IncrementalHighs:
+class IncrementalLP(Protocol):
+    """An LPBoost master kept across column additions (C-form or ν-form, either side)."""
+
+    @property
+    def n_columns(self) -> int:
+        """Columns (weak learners) added so far."""
+        ...
+
+    def add_column(self, h_col: np.ndarray) -> None:
+        """Add the training column of a new weak learner (a primal variable, or a dual cut)."""
+        ...
+
+    def solve(self) -> LPResult | NuLPResult:
+        """Re-optimise from the kept basis (:class:`LPResult` for the C-form, :class:`NuLPResult`
+        for the ν-form)."""
+        ...
+
+
+class IncrementalHighs:
     """One HiGHS model kept alive across column additions (shared by the incremental masters).
 
     Primal simplex: after ``addCol`` the kept basis is still primal feasible (the new variable
@@ -220,7 +237,7 @@ class _IncrementalHighs:
         return int(self._h.getInfo().simplex_iteration_count)
 
 
-class _CFormHighs(_IncrementalHighs, ABC):
+class CFormHighs(IncrementalHighs, ABC):
     """What both C-form masters share: C, and the solve that reads (w, ξ, α) from the HiGHS
     solution (:meth:`_unpack`, one per side of the LP)."""
 
@@ -251,46 +268,7 @@ class _CFormHighs(_IncrementalHighs, ABC):
         )
 
 
-class IncrementalLPMaster(_CFormHighs):
-    """The LPBoost primal (4) held in one HiGHS model and grown column by column.
-
-    Parameters
-    ----------
-    y : ndarray of shape (m,)
-        Labels in {−1, +1}.
-    C : float
-        Slack penalty.
-    time_limit : float, optional
-        Per-solve HiGHS time limit in seconds.
-
-    Notes
-    -----
-    The model starts with the m slack columns ξ_i (cost C) and the m rows ξ_i ≥ 1, whose optimum has
-    α = C (the initial dual, docs/methods/column_generation.md). ``add_column`` appends w_j with
-    cost 1 and entries y_i H_ij; ``solve`` re-runs the simplex from the kept basis.
-    """
-
-    def __init__(self, y: np.ndarray, C: float, time_limit: float | None = None) -> None:
-        super().__init__(y, C, time_limit)
-        m, inf = self._m, self._inf
-        idx = np.arange(m, dtype=np.int32)
-        self._h.addCols(m, np.full(m, self.C), np.zeros(m), np.full(m, inf), 0, [], [], [])
-        self._h.addRows(m, np.ones(m), np.full(m, inf), m, idx, idx, np.ones(m))
-
-    def add_column(self, h_col: np.ndarray) -> None:
-        """Append the variable w_J ≥ 0 (cost 1) with constraint entries y_i·h_i."""
-        nz, vals = self._signed_column(h_col)
-        self._h.addCol(1.0, 0.0, self._inf, nz.size, nz, vals)
-        self._J += 1
-
-    def _unpack(self, sol) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(w, ξ) are primal values; α the margin rows' duals."""
-        col = np.asarray(sol.col_value, dtype=np.float64)
-        alpha = np.clip(np.asarray(sol.row_dual, dtype=np.float64), 0.0, self.C)
-        return np.maximum(col[self._m :], 0.0), np.maximum(col[: self._m], 0.0), alpha
-
-
-class IncrementalLPCutMaster(_CFormHighs):
+class IncrementalLPCutMaster(CFormHighs):
     """The LPBoost dual (5) held in one HiGHS model and grown cut by cut (dual simplex).
 
     Parameters
@@ -306,8 +284,9 @@ class IncrementalLPCutMaster(_CFormHighs):
 
     Notes
     -----
-    Same LP and same :class:`LPResult` as :class:`IncrementalLPMaster`, from the other side, as
-    the CGENS paper timed LPBoost (its LP solver was given the dual (5)). HiGHS minimises −1ᵀα
+    Same LP and same :class:`LPResult` as the primal grown by columns
+    (``benchmarks/lp_primal_masters.py``), from the other side, as the CGENS paper timed
+    LPBoost (its LP solver was given the dual (5)). HiGHS minimises −1ᵀα
     over 0 ≤ α_i ≤ C with one row Σ_i α_i y_i H_ij ≤ 1 per ``add_column``. With no cut the
     optimum is α = C; a new cut leaves the kept basis dual feasible (its slack enters the basis),
     so dual simplex restarts from it, on a basis of J (+1) rows where the primal master's has m.
@@ -317,7 +296,7 @@ class IncrementalLPCutMaster(_CFormHighs):
     ``sparse_columns``: a free s = Σ_i y_i α_i (row s − Σ_i y_i α_i = 0) lets the cut of a ±1
     column be stored as Σ_i y_i (h_i − c) α_i + c·s ≤ 1, c its majority value: only the minority
     entries remain. Degenerate restricted LPs have many optimal (α, w); this master can return
-    other ones than :class:`IncrementalLPMaster` (the optima agree).
+    other ones than the primal grown by columns (the optima agree).
     """
 
     def __init__(
@@ -449,7 +428,7 @@ def solve_lpboost_nu_cvxpy(
     )
 
 
-class _NuHighs(_IncrementalHighs, ABC):
+class NuHighs(IncrementalHighs, ABC):
     """What both ν-form masters share: D, the sparse-column switch, and the solve that reads
     (a, ξ, ρ, u, β) from the HiGHS solution (:meth:`_unpack`, one per side of the LP)."""
 
@@ -482,100 +461,7 @@ class _NuHighs(_IncrementalHighs, ABC):
         )
 
 
-class IncrementalNuLPMaster(_NuHighs):
-    """The ν-form LPBoost primal held in one HiGHS model and grown column by column.
-
-    Parameters
-    ----------
-    y : ndarray of shape (m,)
-        Labels in {−1, +1}.
-    D : float
-        Slack penalty 1/(ν·m) (the LP is bounded for D·m ≥ 1).
-    time_limit : float, optional
-        Per-solve HiGHS time limit in seconds.
-    sparse_columns : bool, default=True
-        Store ±1 columns shifted by their majority value (see Notes); other columns as they are.
-
-    Notes
-    -----
-    HiGHS minimises −ρ + D·1ᵀξ. Columns: ξ_1..ξ_m (cost D, ≥ 0), ρ (cost −1, free), then one a_j
-    (cost 0, ≥ 0) per ``add_column``. Rows: the m margin rows y_i Σ_j H_ij a_j + ξ_i − ρ ≥ 0, and
-    the row 1ᵀa = 1, which no point satisfies without a column, so it is added with the first
-    column (a_1 = 1 then makes the model feasible); every later ``addCol`` keeps the basis primal
-    feasible. Duals in HiGHS's convention (reduced cost = c − Aᵀ·row_dual): the margin rows give
-    u = row_dual ≥ 0 (the dual constraints of ρ and ξ_i give 1ᵀu = 1, u ≤ D), and the reduced cost
-    of a_j, −Σ_i u_i y_i H_ij − γ ≥ 0 with γ the dual of 1ᵀa = 1, gives β = −γ.
-
-    ``sparse_columns`` (default): a free column t = Σ_j c_j a_j (entries y_i in the margin rows,
-    defined by the row t − Σ_j c_j a_j = 0) lets a ±1 column be stored as y_i·(h_i − c_j) with
-    c_j its majority value, so only its minority entries (≤ m/2; few for a stump near the edge of
-    the data) are nonzero. Same LP and optimum; HiGHS's pricing and factorisation work on half the
-    nonzeros or fewer. Degenerate restricted LPs
-    have many optimal duals u; the simplex may return another of them than with dense columns,
-    so column-generation paths can differ after some iterations (the optima do not). t's reduced
-    cost fixes the dual of its row, and β = −γ still holds.
-    """
-
-    def __init__(
-        self,
-        y: np.ndarray,
-        D: float,
-        time_limit: float | None = None,
-        sparse_columns: bool = True,
-    ) -> None:
-        super().__init__(y, D, time_limit, sparse_columns)
-        m, inf = self._m, self._inf
-        idx = np.arange(m, dtype=np.int32)
-        h = self._h
-        h.addCols(m, np.full(m, self.D), np.zeros(m), np.full(m, inf), 0, [], [], [])  # ξ
-        h.addCol(-1.0, -inf, inf, 0, [], [])  # ρ
-        rows = np.r_[idx, idx].astype(np.int32)
-        cols = np.r_[idx, np.full(m, m)].astype(np.int32)
-        vals = np.r_[np.ones(m), -np.ones(m)]
-        order = np.lexsort((cols, rows))  # row-wise: ξ_i − ρ ≥ 0
-        starts = np.arange(0, 2 * m, 2, dtype=np.int32)
-        h.addRows(m, np.zeros(m), np.full(m, inf), 2 * m, starts, cols[order], vals[order])
-        if self.sparse_columns:
-            # t = Σ_j c_j a_j (free), entering every margin row as y_i·t: row t − Σ_j c_j a_j = 0
-            h.addCol(0.0, -inf, inf, m, idx, self.y.copy())
-            h.addRow(0.0, 0.0, 1, np.array([m + 1], dtype=np.int32), np.ones(1))
-        self._t_row = m  # the row t − Σ_j c_j a_j = 0 (sparse columns only)
-        self._sum_row = m + 1 if self.sparse_columns else m  # the row 1ᵀa = 1
-        self._a_start = m + 2 if self.sparse_columns else m + 1  # the first column a_1
-
-    def add_column(self, h_col: np.ndarray) -> None:
-        """Append a_J ≥ 0 (cost 0) with margin entries y_i·h_i and 1 in the row 1ᵀa = 1.
-
-        With ``sparse_columns`` the margin entries are y_i·(h_i − c) for the majority value c of
-        the ±1 column (its entries equal to c vanish) and −c goes into the row of t: the margin
-        rows still read y_i Σ_j a_j h_ij + ξ_i − ρ ≥ 0 once t = Σ_j c_j a_j is substituted.
-        """
-        h_col = np.asarray(h_col, dtype=np.float64)
-        nz, vals, c = self._majority_shifted(h_col, self.sparse_columns)
-        extra_rows = [] if c is None else [self._t_row]
-        extra_vals = [] if c is None else [-c]
-        if self._J == 0:
-            idx = np.r_[nz, extra_rows].astype(np.int32)
-            self._h.addCol(0.0, 0.0, self._inf, idx.size, idx, np.r_[vals, extra_vals])
-            col = np.array([self._a_start], dtype=np.int32)
-            self._h.addRow(1.0, 1.0, 1, col, np.ones(1))
-        else:
-            idx = np.r_[nz, extra_rows, self._sum_row].astype(np.int32)
-            vals = np.r_[vals, extra_vals, 1.0]
-            self._h.addCol(0.0, 0.0, self._inf, idx.size, idx, vals)
-        self._J += 1
-
-    def _unpack(self, sol) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, float]:
-        """(a, ξ, ρ) are primal values; u the margin rows' duals, β = −(dual of 1ᵀa = 1)."""
-        m = self._m
-        col = np.asarray(sol.col_value, dtype=np.float64)
-        row_dual = np.asarray(sol.row_dual, dtype=np.float64)
-        a = np.maximum(col[self._a_start :], 0.0)
-        u = np.clip(row_dual[:m], 0.0, self.D)
-        return a, np.maximum(col[:m], 0.0), float(col[m]), u, -float(row_dual[self._sum_row])
-
-
-class IncrementalNuLPCutMaster(_NuHighs):
+class IncrementalNuLPCutMaster(NuHighs):
     """The ν-form LPBoost *dual* held in one HiGHS model and grown cut by cut (dual simplex).
 
     Parameters
@@ -595,7 +481,8 @@ class IncrementalNuLPCutMaster(_NuHighs):
 
     Notes
     -----
-    Same LP and same :class:`NuLPResult` as :class:`IncrementalNuLPMaster`, from the other side.
+    Same LP and same :class:`NuLPResult` as the primal grown by columns
+    (``benchmarks/lp_primal_masters.py``), from the other side.
     HiGHS minimises β over u_1..u_m (cost 0, 0 ≤ u_i ≤ D) and β (cost 1, free), with the row
     1ᵀu = 1 and one row Σ_i u_i y_i H_ij − β ≤ 0 per ``add_column`` (a cut). A new cut leaves the
     kept basis dual feasible (its slack enters the basis), so dual simplex restarts from it; the
@@ -607,7 +494,7 @@ class IncrementalNuLPCutMaster(_NuHighs):
     ``sparse_columns``: a free variable s = Σ_i y_i u_i (row s − Σ_i y_i u_i = 0) lets the cut of a
     ±1 column be stored as Σ_i y_i (h_i − c) u_i + c·s − β ≤ 0, c its majority value: only the
     minority entries remain. Degenerate restricted LPs have many optimal (u, a); this master can
-    return other ones than :class:`IncrementalNuLPMaster` (the optima agree).
+    return other ones than the primal grown by columns (the optima agree).
     """
 
     def __init__(

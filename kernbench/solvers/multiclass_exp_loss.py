@@ -164,6 +164,21 @@ class RestrictedSolve:
     stop_reason: str
 
 
+@dataclass(frozen=True)
+class LBFGSBSettings:
+    """scipy's L-BFGS-B options of the restricted solves (scipy's defaults but ``maxiter``).
+
+    Attributes
+    ----------
+    maxiter : int
+    ftol, gtol : float
+    """
+
+    maxiter: int = 15000
+    ftol: float = 2.220446049250313e-09
+    gtol: float = 1e-5
+
+
 def solve_shared_lbfgsb(
     H: np.ndarray,
     y_index: np.ndarray,

@@ -1,6 +1,6 @@
 """A software prefetch for compiled loops that visit the rows of a large array in random order.
 
-The dual coordinate descent of the linear SVM (:func:`kernbench.solvers.linear_svm.dcd_solve`)
+The dual coordinate descent of the linear SVM (:func:`kernbench.solvers.dual_cd.dcd_solve`)
 visits the rows of the m × J column buffer in a random permutation. Once the buffer outgrows the
 caches (10⁶ rows × 100 columns is 100 MB), every row is a main-memory miss that the core waits
 for, although its index is known several rows ahead. :func:`prefetch_item` (the cache line of one

@@ -14,12 +14,19 @@ AdaBoost g = d∘y (edge), LPBoost g = α∘y (criterion (6)), CGENS g = α∘y 
 
 Every space is negation-complete: with ``absolute=True`` the returned learner is already negated so
 that its score is non-negative (docs/methods/column_generation.md).
+
+Every oracle space (stumps, sampled perceptrons and Fourier features, the RCD perceptron)
+satisfies :class:`WeakLearnerSpace`. CG-Boost's kernel library is a different kind of space: a
+finite set of columns in indexed groups that its own pricer scores group by group
+(:class:`GroupedColumnSpace`). :data:`HypothesisSpace` is either; it is what column generation
+holds.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import numpy as np
 
@@ -54,15 +61,16 @@ class Pick:
     candidate: int | None = None
 
 
+@runtime_checkable
 class WeakLearnerSpace(Protocol):
-    """A hypothesis class prepared on a training set ``X`` (shape (m, D))."""
+    """A hypothesis class prepared on a training set ``X`` (shape (m, D)), behind its oracle."""
 
     def best(
         self,
         g: np.ndarray,
         *,
         absolute: bool = False,
-        exclude: Any = None,
+        exclude: ColumnSet | None = None,
         rng: np.random.Generator | None = None,
     ) -> Pick:
         """Return the learner maximising Σ g_i h(x_i) (``absolute``: its modulus).
@@ -71,6 +79,88 @@ class WeakLearnerSpace(Protocol):
         sampled spaces draw candidates with ``rng``.
         """
         ...
+
+    def best_many(
+        self,
+        G: np.ndarray,
+        *,
+        absolute: bool = False,
+        exclude: ColumnSet | Sequence[ColumnSet | None] | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> list[Pick]:
+        """:meth:`best` for every column of ``G`` (shape (m, K)), in column order.
+
+        ``exclude``: one :class:`ColumnSet` for every column, or a sequence of K (or None).
+        Exhaustive spaces share their work between the columns; the others call :meth:`best`
+        once per column (:func:`best_each`).
+        """
+        ...
+
+
+@runtime_checkable
+class GroupedColumnSpace(Protocol):
+    """Candidate columns in indexed groups, scored by a method's own pricer (CG-Boost's kernel
+    library: one group per kernel, one column per training point).
+
+    Attributes
+    ----------
+    groups : list
+        One entry per group (its kernels; empty for the constant column).
+    n_evaluated, n_computed : int
+        Columns scored so far, and columns computed so far.
+    """
+
+    groups: list
+    n_evaluated: int
+    n_computed: int
+
+    def n_candidates(self, p: int) -> int:
+        """Columns of group p."""
+        ...
+
+    def scores(self, p: int, g: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """gᵀa for the columns ``idx`` of group p."""
+        ...
+
+    def column(self, p: int, k: int) -> np.ndarray:
+        """Column k of group p on the training points."""
+        ...
+
+    def learner(self, p: int, k: int) -> Any:
+        """The learner whose training column is :meth:`column` ``(p, k)``."""
+        ...
+
+
+#: what column generation holds: an oracle space or indexed groups of columns
+HypothesisSpace: TypeAlias = WeakLearnerSpace | GroupedColumnSpace
+
+
+def exclusions(
+    exclude: ColumnSet | Sequence[ColumnSet | None] | None, K: int
+) -> list[ColumnSet | None]:
+    """``best_many``'s ``exclude`` as one entry per column of its K columns."""
+    if exclude is None or isinstance(exclude, ColumnSet):
+        return [exclude] * K
+    excl = list(exclude)
+    if len(excl) != K:
+        raise ValueError(f"exclude has {len(excl)} entries for {K} columns of G")
+    return excl
+
+
+def best_each(
+    space: WeakLearnerSpace,
+    G: np.ndarray,
+    *,
+    absolute: bool = False,
+    exclude: ColumnSet | Sequence[ColumnSet | None] | None = None,
+    rng: np.random.Generator | None = None,
+) -> list[Pick]:
+    """``space.best`` once per column of ``G`` (shape (m, K)), in column order: ``best_many`` of
+    a space that shares no work between the columns."""
+    excl = exclusions(exclude, G.shape[1])
+    return [
+        space.best(G[:, k], rng=rng, exclude=excl[k], absolute=absolute) for k in range(G.shape[1])
+    ]
 
 
 class ColumnSet:

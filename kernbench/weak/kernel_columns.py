@@ -225,6 +225,8 @@ class KernelColumnSpace:
 
     Attributes
     ----------
+    kernels : tuple of Kernel
+        The library in priority order.
     groups : list of tuple of Kernel
         The kernels of each group (empty tuple: the constant column).
     group_names : list of str
@@ -247,6 +249,7 @@ class KernelColumnSpace:
         self.m = self.X.shape[0]
         if not kernels:
             raise ValueError("the kernel library is empty")
+        self.kernels: tuple[Kernel, ...] = tuple(kernels)
         kernel_groups = [tuple(kernels)] if composite else [(k,) for k in kernels]
         self.groups: list[tuple[Kernel, ...]] = ([()] if constant else []) + kernel_groups
         self.group_names = ["+".join(k.name for k in g) if g else "constant" for g in self.groups]

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from kernbench.solvers.candidate_scores import candidate_scores
-from kernbench.weak.base import ColumnSet, Pick
+from kernbench.weak.base import ColumnSet, Pick, best_each
 
 #: candidates are scored in blocks so that one block's m × P matrix stays below this many entries
 _BLOCK_ENTRIES = 4_000_000
@@ -167,6 +167,17 @@ class SampledSpace:
             )
             if pick is not None:
                 return pick
+
+    def best_many(
+        self,
+        G: np.ndarray,
+        *,
+        absolute: bool = False,
+        exclude: ColumnSet | Sequence[ColumnSet | None] | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> list[Pick]:
+        """:meth:`best` once per column of ``G`` (fresh candidates for each, in column order)."""
+        return best_each(self, G, absolute=absolute, exclude=exclude, rng=rng)
 
 
 class PerceptronSpace(SampledSpace):

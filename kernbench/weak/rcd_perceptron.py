@@ -19,13 +19,13 @@ space.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from kernbench.solvers.rcd import rcd_loop
-from kernbench.weak.base import Pick
+from kernbench.weak.base import ColumnSet, Pick, best_each
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ class RCDPerceptronSpace:
         g: np.ndarray,
         *,
         absolute: bool = False,
-        exclude: Any = None,
+        exclude: ColumnSet | None = None,
         rng: np.random.Generator | None = None,
     ) -> Pick:
         """Train an RCD perceptron on the signed weights ``g``.
@@ -167,3 +167,14 @@ class RCDPerceptronSpace:
             column = learner.predict(self.Xa[:, :-1])
             score = float(g @ column)
         return Pick(learner=learner, column=column, score=score)
+
+    def best_many(
+        self,
+        G: np.ndarray,
+        *,
+        absolute: bool = False,
+        exclude: ColumnSet | Sequence[ColumnSet | None] | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> list[Pick]:
+        """:meth:`best` once per column of ``G``, in column order."""
+        return best_each(self, G, absolute=absolute, exclude=exclude, rng=rng)

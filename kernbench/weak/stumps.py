@@ -48,7 +48,7 @@ from kernbench.solvers.stump_search import (
     presorted_scores_many,
 )
 from kernbench.solvers.threads import block_bounds, resolve_threads, run_blocks, useful_threads
-from kernbench.weak.base import ColumnSet, Pick
+from kernbench.weak.base import ColumnSet, Pick, exclusions
 
 
 class SpaceExhaustedError(ValueError):
@@ -511,23 +511,20 @@ class StumpSpace:
         *,
         absolute: bool = False,
         exclude: ColumnSet | Sequence[ColumnSet | None] | None = None,
+        rng: np.random.Generator | None = None,
     ) -> list[Pick]:
         """One :meth:`best` search per column of ``G`` (shape (m, K)), sharing the gather and sums.
 
-        ``exclude`` is one ColumnSet for every column, or a sequence of K (or None).
+        ``exclude`` is one ColumnSet for every column, or a sequence of K (or None); ``rng`` is
+        not used (the search is exhaustive).
         """
-        del absolute
+        del absolute, rng
         G = np.asarray(G, dtype=np.float64)
         if G.ndim != 2:
             raise ValueError(f"G must have shape (m, K), got {G.shape}")
         S = self.scores(G)
         K = G.shape[1]
-        if exclude is None or isinstance(exclude, ColumnSet):
-            excl: Sequence[ColumnSet | None] = [exclude] * K
-        else:
-            excl = list(exclude)
-            if len(excl) != K:
-                raise ValueError(f"exclude has {len(excl)} entries for {K} columns of G")
+        excl = exclusions(exclude, K)
         return [self._pick(S[:, k], G[:, k], excl[k]) for k in range(K)]
 
     def _pick(

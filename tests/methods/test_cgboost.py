@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kernbench.methods import CGBoost, CGBoostRegressor
-from kernbench.solvers.kernel_masters import RowForm, solve_kernel_master_cvxpy
+from kernbench.solvers.masters import RowForm, solve_kernel_master_cvxpy
 from kernbench.weak.kernel_columns import make_kernel
 
 KERNELS = ("linear", "rbf")
@@ -217,16 +217,16 @@ def test_tr2_equals_the_full_problem_with_the_interior_point_master(data, monkey
     """The SMO master moved to the interior point in the columns' range from the first column
     (``ipm_face_steps=0``; in a fit it moves after a face-step-heavy solve): TR2 still equals
     the full problem, and the interior point did solve (rank ≤ 200 throughout at m = 32)."""
-    from kernbench.solvers import kernel_masters
+    from kernbench.solvers.masters import smo_qp
 
     created = []
-    original = kernel_masters.SMOKernelMaster.__init__
+    original = smo_qp.SMOKernelMaster.__init__
 
     def init(self, *args, **kwargs):
         original(self, *args, **{**kwargs, "ipm_face_steps": 0})
         created.append(self)
 
-    monkeypatch.setattr(kernel_masters.SMOKernelMaster, "__init__", init)
+    monkeypatch.setattr(smo_qp.SMOKernelMaster, "__init__", init)
     X, y = data
     est = CGBoost(C=1.0, kernels=KERNELS, solver="smo", solver_tol=1e-9).fit(X, y)
     assert est.termination_rule_ == "TR2"

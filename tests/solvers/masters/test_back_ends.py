@@ -7,19 +7,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernbench.solvers import kernel_masters
-from kernbench.solvers.kernel_masters import (
-    ColumnRange,
+from kernbench.solvers.masters import (
     IncrementalKernelLPMaster,
     OSQPKernelMaster,
     RowForm,
     SMOKernelMaster,
     SVMKernelMaster,
-    _snap_to_bounds,
     dual_objective,
+    smo_qp,
     solve_kernel_master_cvxpy,
 )
-from kernbench.solvers.linear_svm import add_outer
+from kernbench.solvers.masters.interior_point import ColumnRange, snap_to_bounds
+from kernbench.solvers.smo import add_outer
 from kernbench.weak.kernel_columns import make_kernel
 
 
@@ -275,7 +274,7 @@ def test_cvxpy_reference_solves_badly_scaled_columns_in_scaled_variables() -> No
     same problem in α_j = β_j/‖A_j‖: its objective is below that of any feasible point we can
     name, its multipliers are feasible, and on moderately scaled columns (where both forms
     solve) both forms agree."""
-    from kernbench.solvers.kernel_masters import _solve_cvxpy
+    from kernbench.solvers.masters.cvxpy_qp import _solve_cvxpy
 
     A, rows = _raw_quadratic_problem()
     got = solve_kernel_master_cvxpy(A, rows, 1.0)
@@ -303,7 +302,7 @@ def test_smo_master_at_the_precision_floor_stops_and_counts_it() -> None:
     master.solve()
     for j in range(A.shape[1]):
         master.add_column(A[:, j])
-        assert master._gradient_noise() > kernel_masters.FLOOR_NOISE
+        assert master._gradient_noise() > smo_qp.FLOOR_NOISE
         got = master.solve()
         assert got.stop_reason == "smo@floor"
         assert got.n_iter <= master.floor_chunks * master.chunk
@@ -450,7 +449,7 @@ def test_a_failed_interior_point_solve_is_finished_by_smo(monkeypatch) -> None:
     for j in range(3):
         master.add_column(A[:, j])
         assert master.solve().stop_reason.startswith("ipm")
-    monkeypatch.setattr(kernel_masters, "solve_reduced_dual", stalled)
+    monkeypatch.setattr(smo_qp, "solve_reduced_dual", stalled)
     master.add_column(A[:, 3])
     got = master.solve()
     assert got.stop_reason == "smo" and master.n_ipm_failures == 1
@@ -486,9 +485,9 @@ def test_snapping_is_relative_to_the_scale_of_u() -> None:
     """u far below C (a separable problem) is not snapped to 0; near-bound entries are."""
     y = np.array([1.0, -1.0, 1.0, -1.0])
     u = np.array([2e-6, 2e-6, 1e-14, 1e-14])
-    got = _snap_to_bounds(u, y, 100.0)
+    got = snap_to_bounds(u, y, 100.0)
     np.testing.assert_allclose(got, [2e-6, 2e-6, 0.0, 0.0], atol=1e-15)
-    near_c = _snap_to_bounds(np.array([100.0 - 1e-8, 100.0 - 1e-8, 3.0, 3.0]), y, 100.0)
+    near_c = snap_to_bounds(np.array([100.0 - 1e-8, 100.0 - 1e-8, 3.0, 3.0]), y, 100.0)
     np.testing.assert_array_equal(near_c, [100.0, 100.0, 3.0, 3.0])
 
 
@@ -502,7 +501,7 @@ def test_compiled_column_update_equals_its_closed_form(use_gram) -> None:
     u, k, grad = rng.random(m), rng.standard_normal(m), rng.standard_normal(m)
     G = rng.standard_normal((m, m)) if use_gram else np.zeros((1, 1))
     G0, grad0 = G.copy(), grad.copy()
-    kernel_masters._add_feature(G, grad, k, y, u, use_gram)
+    smo_qp._add_feature(G, grad, k, y, u, use_gram)
     np.testing.assert_allclose(grad, grad0 + y * k * (k @ (y * u)), rtol=1e-13, atol=1e-13)
     if use_gram:
         np.testing.assert_array_equal(G, G0 + np.outer(k, k))
