@@ -42,7 +42,7 @@ from _results import write_csv
 import kernbench.solvers.lp as lp
 from kernbench.datasets import make_realisation
 from kernbench.methods import LPBoost
-from kernbench.runner.plan import plan_cells
+from kernbench.runner.plan.cells import plan_cells
 from kernbench.spec import load_spec
 
 SPEC = Path(__file__).parent.parent / "experiments" / "uci_stumps.yaml"

@@ -11,7 +11,7 @@ allows), recomputes them in a scratch store and compares each test error with th
   versions, BLAS kernels, numpy SIMD paths and numba target: the lock on the same kind of
   machine) nothing else passes;
 - **within tolerance**: under other numerics, off by at most the method's tolerance in
-  percentage points (:data:`kernbench.runner.revisions.REVISIONS`, ``cell_tolerance``, which
+  percentage points (:data:`kernbench.runner.plan.revisions.REVISIONS`, ``cell_tolerance``, which
   says why), since rounding can tip a near-tie (a CV choice, a pricing tie) the other way;
 - **differs**: further off, or not finished.
 
@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernbench.errors import UsageError
-from kernbench.runner.cell import versions
-from kernbench.runner.plan import Cell, plan_cells
-from kernbench.runner.revisions import REVISIONS
+from kernbench.runner.cell.compute import versions
+from kernbench.runner.plan.cells import Cell, plan_cells
+from kernbench.runner.plan.revisions import REVISIONS
 from kernbench.spec_types import Spec
 from kernbench.store import Store
 
@@ -283,7 +283,8 @@ def verify(
     through the normal run, so timeouts, parameter taking and the backends behave as in
     ``kernbench run``.
     """
-    from kernbench.runner.execute import run_experiment
+    from kernbench.runner.options import RunHooks, RunOptions
+    from kernbench.runner.run import run_experiment
     from kernbench.store.environment import LIBRARIES, NUMERIC, Environments
 
     plan: Mapping[str, Cell] = {c.cell_id[:ID_CHARS]: c for c in plan_cells(spec, max_cells=None)}
@@ -305,11 +306,13 @@ def verify(
         out = Path(out_dir) if out_dir is not None else Path(scratch) / spec.name
         run_experiment(
             spec,
-            out_dir=out,
-            jobs=jobs,
-            cell_ids={plan[c.cell].cell_id for c in todo},
-            on_cell=on_cell,
-            max_cells=None,
+            RunOptions(
+                out_dir=out,
+                jobs=jobs,
+                cell_ids={plan[c.cell].cell_id for c in todo},
+                max_cells=None,
+            ),
+            hooks=RunHooks(on_cell=on_cell),
         )
         with Store(out) as store:
             rows = {r["cell_id"][:ID_CHARS]: r for r in store.rows()}
