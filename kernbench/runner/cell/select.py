@@ -181,6 +181,32 @@ def _path_errors(
     return {v: errors.get(v, final) for v in wanted}
 
 
+def _fold_errors(
+    estimator: Any,
+    folds: list[tuple[np.ndarray, np.ndarray]],
+    data: _Data,
+    y_train: np.ndarray,
+    path: str | None,
+    path_values: list[int],
+    loss: Any,
+) -> dict[Any, list[float]]:
+    """One grid point's validation errors, per fold: ``{value of path: errors}`` along the path
+    of one fit per fold, else ``{None: errors}``. Each fold fits a clone of ``estimator``."""
+    fold_errors: dict[Any, list[float]] = {}
+    for tr, va in folds:
+        est = clone(estimator)
+        if path:
+            est.set_params(**{path: max(path_values)})
+            data.fit(est, tr, y_train[tr])
+            for v, err in _path_errors(est, data, va, y_train[va], path_values).items():
+                fold_errors.setdefault(v, []).append(err)
+        else:
+            data.fit(est, tr, y_train[tr])
+            pred = data.predict(est, tr, va)
+            fold_errors.setdefault(None, []).append(loss(pred, y_train[va]))
+    return fold_errors
+
+
 def select_fit_score(
     estimator: Any,
     grid: dict[str, list[Any]],
@@ -238,18 +264,8 @@ def select_fit_score(
     if n_candidates > 1 and cv_folds > 1:
         folds = _folds(y_train, cv_folds, stratify and metric == "error", cv_seed)
         for point in points:
-            fold_errors: dict[Any, list[float]] = {}
-            for tr, va in folds:
-                est = clone(estimator).set_params(**point)
-                if path:
-                    est.set_params(**{path: max(path_values)})
-                    data.fit(est, tr, y_train[tr])
-                    for v, err in _path_errors(est, data, va, y_train[va], path_values).items():
-                        fold_errors.setdefault(v, []).append(err)
-                else:
-                    data.fit(est, tr, y_train[tr])
-                    pred = data.predict(est, tr, va)
-                    fold_errors.setdefault(None, []).append(loss(pred, y_train[va]))
+            est = clone(estimator).set_params(**point)
+            fold_errors = _fold_errors(est, folds, data, y_train, path, path_values, loss)
             for v, errs in fold_errors.items():
                 full = dict(point) if v is None else {path: v, **point}
                 cv_table.append(_cv_row(full, errs))
@@ -381,14 +397,8 @@ def _select_warm(
     if cv_folds > 1:
         folds = _folds(y_train, cv_folds, stratify and metric == "error", cv_seed)
         for point in points:
-            fold_errors: dict[tuple[Any, int], list[float]] = {}
-            for tr, va in folds:
-                est = clone(estimator).set_params(**point)
-                fits = est.fit_warm_path(X_train[tr], y_train[tr], values, stages)
-                for value, by_stage in zip(values, fits):
-                    for stage, model in by_stage.items():
-                        err = loss(model.predict(X_train[va]), y_train[va])
-                        fold_errors.setdefault((value, stage), []).append(err)
+            est = clone(estimator).set_params(**point)
+            fold_errors = _warm_fold_errors(est, folds, X_train, y_train, values, stages, loss)
             for (value, stage), errs in fold_errors.items():
                 full = {warm: value, **point}
                 if path:
@@ -412,6 +422,27 @@ def _select_warm(
     )  # fmt: skip
     outcome.extra["warm_path"] = {warm: list(upto)}
     return outcome
+
+
+def _warm_fold_errors(
+    estimator: Any,
+    folds: list[tuple[np.ndarray, np.ndarray]],
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    values: list[Any],
+    stages: list[int],
+    loss: Any,
+) -> dict[tuple[Any, int], list[float]]:
+    """One setting's validation errors per (warm value, stage), one ``fit_warm_path`` per fold
+    (each of a clone of ``estimator``)."""
+    fold_errors: dict[tuple[Any, int], list[float]] = {}
+    for tr, va in folds:
+        fits = clone(estimator).fit_warm_path(X_train[tr], y_train[tr], values, stages)
+        for value, by_stage in zip(values, fits):
+            for stage, model in by_stage.items():
+                err = loss(model.predict(X_train[va]), y_train[va])
+                fold_errors.setdefault((value, stage), []).append(err)
+    return fold_errors
 
 
 def _folds(y: np.ndarray, k: int, stratify: bool, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:

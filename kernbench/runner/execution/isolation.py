@@ -229,21 +229,7 @@ def call_with_timeout(
                     _drop(child, kill=True)  # lost while idle: the call has not started
                     continue
                 raise ChildDied(child.death_note("before it was ready"))
-            t0 = time.monotonic()
-            limit = math.inf if timeout_s is None else timeout_s
-            status = child.read(1, t0 + limit)
-            if status is None:
-                raise CellTimeout(limit, time.monotonic() - t0)
-            if status not in (_RETURNED, _RAISED):
-                raise ChildDied(child.death_note("without a result"))
-            grace = time.monotonic() + _REPLY_GRACE_S
-            header = child.read(_LEN.size, grace)
-            if header is None or len(header) != _LEN.size:
-                raise ChildDied(child.death_note("while sending its result"))
-            (n,) = _LEN.unpack(header)
-            body = child.read(n, grace)
-            if body is None or len(body) != n:
-                raise ChildDied(child.death_note("while sending its result"))
+            status, body = _reply(child, timeout_s)
         except BaseException:  # timeout, death, start-up failure or an interrupt: kill it
             _drop(child, kill=True)
             raise
@@ -255,6 +241,27 @@ def call_with_timeout(
             raise exc
         return pickle.loads(body)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _reply(child: _Child, timeout_s: float | None) -> tuple[bytes, bytes]:
+    """The status byte and the pickled reply of a call the child is ready for, its clock
+    starting now; :class:`CellTimeout` or :class:`ChildDied` when there is none."""
+    t0 = time.monotonic()
+    limit = math.inf if timeout_s is None else timeout_s
+    status = child.read(1, t0 + limit)
+    if status is None:
+        raise CellTimeout(limit, time.monotonic() - t0)
+    if status not in (_RETURNED, _RAISED):
+        raise ChildDied(child.death_note("without a result"))
+    grace = time.monotonic() + _REPLY_GRACE_S
+    header = child.read(_LEN.size, grace)
+    if header is None or len(header) != _LEN.size:
+        raise ChildDied(child.death_note("while sending its result"))
+    (n,) = _LEN.unpack(header)
+    body = child.read(n, grace)
+    if body is None or len(body) != n:
+        raise ChildDied(child.death_note("while sending its result"))
+    return status, body
 
 
 def _read_until(stream: IO[bytes], n: int, deadline: float) -> bytes | None:

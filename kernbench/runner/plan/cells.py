@@ -189,17 +189,22 @@ def count_cells(
     for ds in spec.datasets:
         if "dataset" in only and ds.label not in only["dataset"]:
             continue
-        n_real = (ds.protocol or spec.protocol).n_realisations
-        if realisations is not None:
-            n_real = min(n_real, realisations)
+        n_real = _n_realisations(ds, spec, realisations)
         if "realisation" in only:  # the values that are some str(r), r < n_real
-            n_real = sum(
-                1
-                for v in set(only["realisation"])
-                if v.isdigit() and str(int(v)) == v and int(v) < n_real
-            )
+            n_real = sum(1 for v in set(only["realisation"]) if _index_below(v, n_real))
         total += n_real * n_methods
     return total
+
+
+def _n_realisations(ds: DatasetSpec, spec: Spec, cap: int | None) -> int:
+    """The realisations of ``ds`` (its protocol's, else the spec's), at most ``cap``."""
+    n_real = (ds.protocol or spec.protocol).n_realisations
+    return n_real if cap is None else min(n_real, cap)
+
+
+def _index_below(value: str, n: int) -> bool:
+    """Whether ``value`` is some ``str(r)`` with ``0 <= r < n``."""
+    return value.isdigit() and str(int(value)) == value and int(value) < n
 
 
 def check_cell_count(
@@ -253,44 +258,54 @@ def plan_cells(
     datasets = _select_datasets(spec, only.get("dataset"))
     methods = _select_methods(spec, only.get("method"))
     _check_realisations(spec, datasets, realisations, only.get("realisation"))
-    seed = spec.protocol.seed
     ordered = _sources_first(spec.methods)
     cells: list[Cell] = []
     for ds in datasets:
         protocol = ds.protocol or spec.protocol
-        n_real = protocol.n_realisations
-        if realisations is not None:
-            n_real = min(n_real, realisations)
         fp = fingerprint(ds.name, ds.options)
         templates = {m.label: _IdentityTemplate.build(ds, m, protocol, fp) for m in ordered}
-        for r in range(n_real):
+        for r in range(_n_realisations(ds, spec, realisations)):
             if "realisation" in only and str(r) not in only["realisation"]:
                 continue
-            ids: dict[str, str] = {}
-            for m in ordered:
-                source = ids[m.take.source] if m.take is not None else None
-                template = templates[m.label]
-                ids[m.label] = (
-                    template.identity(r, source)
-                    if template is not None
-                    else cell_identity(ds, r, m, protocol, fp, source_id=source)
+            ids = _identities(ds, r, ordered, templates, protocol, fp)
+            cv_seed = derive_seed(spec.protocol.seed, ds.label, r, "cv")
+            cells.extend(
+                Cell(
+                    cell_id=ids[m.label],
+                    dataset=ds,
+                    realisation=r,
+                    method=m,
+                    protocol=protocol,
+                    cv_seed=cv_seed,
+                    learner_seed=derive_seed(spec.protocol.seed, ds.label, r, m.label),
+                    fingerprint=fp,
+                    source_id=ids[m.take.source] if m.take is not None else None,
                 )
-            cv_seed = derive_seed(seed, ds.label, r, "cv")
-            for m in methods:
-                cells.append(
-                    Cell(
-                        cell_id=ids[m.label],
-                        dataset=ds,
-                        realisation=r,
-                        method=m,
-                        protocol=protocol,
-                        cv_seed=cv_seed,
-                        learner_seed=derive_seed(seed, ds.label, r, m.label),
-                        fingerprint=fp,
-                        source_id=ids[m.take.source] if m.take is not None else None,
-                    )
-                )
+                for m in methods
+            )
     return cells
+
+
+def _identities(
+    ds: DatasetSpec,
+    r: int,
+    ordered: Sequence[MethodSpec],
+    templates: Mapping[str, _IdentityTemplate | None],
+    protocol: Protocol,
+    fp: str,
+) -> dict[str, str]:
+    """Every method's cell identity on realisation ``r`` of ``ds`` (``ordered``: sources first,
+    so that a cell taking parameters hashes its source's identity)."""
+    ids: dict[str, str] = {}
+    for m in ordered:
+        source = ids[m.take.source] if m.take is not None else None
+        template = templates[m.label]
+        ids[m.label] = (
+            template.identity(r, source)
+            if template is not None
+            else cell_identity(ds, r, m, protocol, fp, source_id=source)
+        )
+    return ids
 
 
 def _sources_first(methods: Sequence[MethodSpec]) -> list[MethodSpec]:
