@@ -4,7 +4,8 @@ A cell's own CPU is the process's CPU less what the process's *other* Python thr
 meanwhile. Those are the host's: a Dask worker's event loop, its profiler and its system
 monitor, the driver's progress and death-watch threads when a cell runs inline. On a loaded
 machine a Dask worker waits long for a core while those threads keep ticking, and the process
-CPU of a cell there came to 1.5-2 times the same cell's CPU in one process. What stays counted:
+CPU of a cell there overstates the same cell's CPU in one process by much (the measurement is
+in benchmarks/logs/performance.md, section 11b). What stays counted:
 the thread that runs the cell, the threads of kernbench's kernel pool (named
 :data:`POOL_PREFIX` ``…``, see :mod:`kernbench.solvers.threads`), and threads no Python code
 started (BLAS, OpenMP), which work for the cell.

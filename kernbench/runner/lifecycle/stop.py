@@ -222,9 +222,10 @@ def _end_soon(status: int, after_s: float = 5.0) -> None:
 def leave(status: int) -> NoReturn:
     """End the process with ``status`` as the interpreter's own exit would (the program's
     threads joined, the exit handlers run, the standard streams flushed) but without its last
-    step, which frees every object of every loaded module one at a time: about 0.8 s once
-    scikit-learn and SciPy are loaded, spent after the command's work is done. Only for the
-    command line's last step, after the store is closed."""
+    step, which frees every object of every loaded module one at a time once scikit-learn and
+    SciPy are loaded, after the command's work is done (timed in
+    benchmarks/logs/performance.md, section 11c). Only for the command line's last step, after
+    the store is closed."""
     shutdown = getattr(threading, "_shutdown", None)  # the interpreter's own first exit step
     if shutdown is not None and threading.current_thread() is threading.main_thread():
         shutdown()  # joins non-daemon threads, runs the threading exit hooks (executors)
