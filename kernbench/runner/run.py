@@ -24,7 +24,7 @@ import socket
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import kernbench
 from kernbench.records import FINAL_STATUSES, CellRecord
@@ -259,7 +259,11 @@ class Run:
             store.set_meta("created_at", time.time())
 
     def _compute(
-        self, todo: Sequence[Cell], executor: Executor, sink: RecordSink, timed: list
+        self,
+        todo: Sequence[Cell],
+        executor: Executor,
+        sink: RecordSink,
+        timed: list[dict[str, Any]],
     ) -> None:
         """Wave after wave: parameters taken from finished sources, then the wave's cells
         longest first."""

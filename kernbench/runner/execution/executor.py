@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from kernbench.errors import KernbenchError
 from kernbench.records import CellRecord
@@ -27,6 +27,7 @@ class BackendError(KernbenchError):
     """A backend that cannot be used (missing extra, unreachable scheduler, bad address)."""
 
 
+@runtime_checkable
 class Executor(Protocol):
     """Runs cells somewhere and yields their records as they finish (in completion order).
 

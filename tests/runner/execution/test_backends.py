@@ -47,7 +47,14 @@ def test_each_backend_name_opens_its_executor(monkeypatch: pytest.MonkeyPatch) -
     assert isinstance(backends.open_executor("local", jobs=0), InlineExecutor)  # 0 reads as 1
     pool = backends.open_executor("local", jobs=2)
     assert isinstance(pool, LocalPoolExecutor) and pool.arrived() == 0
+    assert isinstance(pool, executor.Executor) and isinstance(InlineExecutor(), executor.Executor)
     with pytest.raises(BackendError, match="unknown backend"):
         backends.open_executor("slurm")
     with pytest.raises(BackendError, match="--scheduler needs --backend dask"):
         backends.open_executor("local", scheduler="tcp://127.0.0.1:8786")
+
+
+def test_the_dask_executor_has_the_executor_shape() -> None:
+    pytest.importorskip("distributed")
+    opened = backends.open_executor("dask", jobs=1, scheduler="tcp://127.0.0.1:8786")
+    assert isinstance(opened, executor.Executor) and opened.arrived() == 0  # not connected yet
