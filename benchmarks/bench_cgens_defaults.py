@@ -4,8 +4,8 @@ The target: a user who writes ``estimator: cgens`` with no other parameters gets
 at most 15× AdaBoost-Stump's on the same small-data grid (median per data set). The spec below is
 built in memory
 and expanded by the runner's own planner; each cell is computed by
-:func:`kernbench.runner.cell.run_cell` (realisation, preprocessing, 5-fold CV over the grid along
-the path, refit, test), exactly what ``kernbench run`` does in a worker:
+:func:`kernbench.runner.cell.compute.run_cell` (realisation, preprocessing, 5-fold CV over the grid
+along the path, refit, test), exactly what ``kernbench run`` does in a worker:
 
 * catalogue data sets of 300–600 rows (60/40 random splits, min-max scaling, 10 realisations),
 * AdaBoost-Stump: ``n_estimators ∈ {25, 50, 100, 250}`` (scored along one fit per fold),
@@ -34,8 +34,8 @@ from pathlib import Path
 
 from _results import write_csv
 
-from kernbench.runner.cell import run_cell
-from kernbench.runner.plan import plan_cells
+from kernbench.runner.cell.compute import run_cell
+from kernbench.runner.plan.cells import plan_cells
 from kernbench.spec import parse_spec
 
 DATASETS = ("ionosphere", "wdbc", "liver", "votes84")

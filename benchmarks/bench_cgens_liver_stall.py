@@ -33,8 +33,8 @@ def fit_once(C: float) -> dict:
     """One CGENS fit in this process (the tree on ``PYTHONPATH``); returns its figures."""
     from kernbench.datasets import make_realisation
     from kernbench.methods.cgens import CGENS
-    from kernbench.runner.plan import plan_cells
-    from kernbench.runner.preprocess import fit_scaler
+    from kernbench.runner.cell.preprocess import fit_scaler
+    from kernbench.runner.plan.cells import plan_cells
     from kernbench.spec import parse_spec
 
     spec = {

@@ -39,7 +39,7 @@ from _results import write_csv
 
 from kernbench.datasets import make_realisation
 from kernbench.methods.multiboost_cw import MultiBoostCW
-from kernbench.runner.preprocess import fit_scaler
+from kernbench.runner.cell.preprocess import fit_scaler
 from kernbench.solvers.exp_loss_newton import solve_classwise_newton
 from kernbench.solvers.fcd import fcd_solve
 from kernbench.solvers.multiclass_exp_loss import solve_classwise_lbfgsb

@@ -32,7 +32,7 @@ from _results import write_csv
 
 from kernbench.datasets import make_realisation
 from kernbench.methods.multiboost import MultiBoost
-from kernbench.runner.preprocess import fit_scaler
+from kernbench.runner.cell.preprocess import fit_scaler
 from kernbench.solvers.exp_loss_newton import solve_shared_newton
 from kernbench.solvers.fcd import fcd_solve
 from kernbench.solvers.multiclass_exp_loss import solve_shared_lbfgsb

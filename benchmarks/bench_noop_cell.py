@@ -33,7 +33,7 @@ from pathlib import Path
 
 from _results import write_csv_with_machine
 
-from kernbench.runner.backends import dask_client
+from kernbench.runner.execution.dask_client import dask_client
 
 RESULTS = Path(__file__).parent / "results" / "bench_noop_cell.csv"
 SPEC = """\
@@ -67,7 +67,8 @@ def timed_run(
 ) -> tuple[float, float]:
     """Wall and CPU seconds (:func:`tree_cpu`) of one ``kernbench run`` of ``n`` no-op cells
     (all of them done)."""
-    from kernbench.runner.execute import run_experiment
+    from kernbench.runner.options import RunOptions
+    from kernbench.runner.run import run_experiment
     from kernbench.spec import load_spec
 
     spec_path = workdir / f"noop-{n}.yaml"
@@ -75,7 +76,9 @@ def timed_run(
     out = Path(tempfile.mkdtemp(prefix=f"{backend}-{workers}-{n}-", dir=workdir))  # fresh
     spec = load_spec(spec_path)
     start, cpu = time.perf_counter(), tree_cpu()
-    summary = run_experiment(spec, out_dir=out, jobs=workers, backend=backend, scheduler=scheduler)
+    summary = run_experiment(
+        spec, RunOptions(out_dir=out, jobs=workers, backend=backend, scheduler=scheduler)
+    )
     wall, cpu = time.perf_counter() - start, tree_cpu() - cpu
     done = summary.counts.get("done", 0)
     if done != n:

@@ -2,7 +2,7 @@
 
 One realisation per dataset (realisation 0 as ``bench_svm_model_selection.py`` builds it: 60/40
 split or 300/3000 sample, minmax [−1, 1] on the training part), through the runner's selection
-code (:func:`kernbench.runner.select.select_fit_score`) with ``lin_li_table2.yaml``'s grids:
+code (:func:`kernbench.runner.cell.select.select_fit_score`) with ``lin_li_table2.yaml``'s grids:
 SVM-Gauss 11 C × 10 γ × 5 folds, SVM-Perc and SVM-Stump 11 C × 5 folds. Each (tree, method,
 dataset) runs in a fresh process whose ``PYTHONPATH`` is that tree, one warm-up selection on a
 small slice first (imports, caches), then ``--repeats`` timed selections; the trees alternate
@@ -40,7 +40,7 @@ def run_once(method: str, dataset: str, repeats: int) -> dict:
     from bench_svm_model_selection import C_GAUSS, GAMMA, load
 
     from kernbench.methods import SVMGauss, SVMPerc, SVMStump
-    from kernbench.runner.select import select_fit_score
+    from kernbench.runner.cell.select import select_fit_score
 
     est, grid = {
         "SVM-Gauss": (SVMGauss(), {"C": C_GAUSS, "gamma": GAMMA}),

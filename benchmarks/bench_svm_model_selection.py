@@ -3,7 +3,8 @@
 Scaling the perceptron kernel −‖x − x′‖₂ is the same as scaling C
 (docs/methods/infinite_ensembles.md), so SVM-Perc needs
 only a C grid: 55 SVM problems against SVM-Gauss's 550 on LIBSVM grid.py's default grid. Both go
-through the runner's own selection code (:func:`kernbench.runner.select.select_fit_score`: the base
+through the runner's own selection code (:func:`kernbench.runner.cell.select.select_fit_score`: the
+base
 distance matrix computed once per realisation, sliced for every grid point and fold), on the same
 realisation of each Lin & Li dataset (60/40 split or 300/3000 sample, minmax [−1, 1] fitted on the
 training part), in the same process. One warm-up selection per method, then ``--repeats`` selections
@@ -30,8 +31,8 @@ import sklearn
 
 from kernbench.datasets import make_realisation
 from kernbench.methods import SVMGauss, SVMPerc
-from kernbench.runner.preprocess import fit_scaler
-from kernbench.runner.select import select_fit_score
+from kernbench.runner.cell.preprocess import fit_scaler
+from kernbench.runner.cell.select import select_fit_score
 from kernbench.spec_types import Protocol
 
 RESULTS = Path(__file__).parent / "results" / "bench_svm_model_selection.csv"

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from kernbench.cost import cell_units
-from kernbench.runner.plan import plan_cells
+from kernbench.runner.plan.cells import plan_cells
 from kernbench.spec import load_spec
 from kernbench.specs import resolve_spec
 from kernbench.store import Store

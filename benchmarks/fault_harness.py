@@ -363,7 +363,8 @@ def dask_trials(n: int, n_scheduler: int, root: Path) -> list[dict]:
     except ImportError:
         print("dask not installed: skipping the Dask trials (pip install 'kernbench[dask]')")
         return []
-    from kernbench.runner.execute import run_experiment
+    from kernbench.runner.options import RunHooks, RunOptions
+    from kernbench.runner.run import run_experiment
     from kernbench.spec import load_spec
 
     spec_path = root / "faults.yaml"
@@ -397,10 +398,8 @@ def dask_trials(n: int, n_scheduler: int, root: Path) -> list[dict]:
             out = root / f"dask{t}"
             summary = run_experiment(
                 load_spec(spec_path),
-                out_dir=out,
-                backend="dask",
-                scheduler=cluster.scheduler_address,
-                on_cell=kill_busiest,
+                RunOptions(out_dir=out, backend="dask", scheduler=cluster.scheduler_address),
+                hooks=RunHooks(on_cell=kill_busiest),
             )
         c = rh.check_store(out, reference)
         detail = f"{killed.get('in_flight', 0)} task(s) on it; {summary.counts}"
@@ -721,7 +720,7 @@ def pid_signal_trials(n: int, root: Path, seed: int) -> list[dict]:
     at a random moment (start-up, early workers, running, close), ``--jobs 1``, ``--jobs 2`` and
     Dask, ``n`` trials each: exit 128 + signal within the grace period, no process left behind,
     no traceback, no cell ``failed``; a rerun completes every cell with the reference numbers."""
-    from kernbench.runner.stop import STOP_GRACE_S
+    from kernbench.runner.lifecycle.stop import STOP_GRACE_S
 
     root.mkdir(parents=True, exist_ok=True)
     spec = rh.write_spec(root)

@@ -2,7 +2,8 @@
 
 Plans the spec's cells with the runner's own code, keeps those matching ``--only`` (as
 ``kernbench run --only``; realisation 0 unless given), and runs each in this process through
-:func:`kernbench.runner.cell.run_cell` (realisation, preprocessing, CV selection, refit, test)
+:func:`kernbench.runner.cell.compute.run_cell` (realisation, preprocessing, CV selection, refit,
+test)
 under cProfile; prints the cell's CPU, test error and chosen parameters and the top functions by
 own time (``--sort cumulative`` for the call tree). A method that ``take``s a parameter from
 another cell (CGENS-Fourier and RFF take SVM-RBF's γ) gets it with ``--take NAME=VALUE``.
@@ -21,8 +22,8 @@ import pstats
 import time
 from pathlib import Path
 
-from kernbench.runner.cell import run_cell
-from kernbench.runner.plan import parse_only, plan_cells
+from kernbench.runner.cell.compute import run_cell
+from kernbench.runner.plan.cells import parse_only, plan_cells
 from kernbench.spec import load_spec
 
 

@@ -21,7 +21,7 @@ from rich.markup import escape
 
 from kernbench.datasets.cli import data_app
 from kernbench.errors import KernbenchError, UsageError, printable
-from kernbench.runner.plan import DEFAULT_MAX_CELLS
+from kernbench.runner.plan.cells import DEFAULT_MAX_CELLS
 from kernbench.spec_types import MAX_TIMEOUT_S
 
 app = typer.Typer(
@@ -53,7 +53,7 @@ _flags_without_a_type()
 # emoji off: a name such as ``:x:`` in a path or label is printed as written, never as an emoji
 out = Console(soft_wrap=True, emoji=False)
 err = Console(stderr=True, soft_wrap=True, emoji=False)
-_STATE = {"debug": False, "runs_cells": False}
+_STATE = {"debug": False, "runs_cells": False, "command_line": False}
 
 EXIT_OK, EXIT_CELLS_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -84,7 +84,7 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             )
             raise typer.Exit(EXIT_USAGE) from None
         except KeyboardInterrupt:
-            from kernbench.runner.stop import exit_status
+            from kernbench.runner.lifecycle.stop import exit_status
 
             if _STATE.get("runs_cells"):
                 err.print("interrupted; finished cells are saved (rerun to resume)")
@@ -246,16 +246,16 @@ def run(
     """
     import contextlib
 
-    from kernbench.runner.backends import worker_count
-    from kernbench.runner.early_workers import start_early
-    from kernbench.runner.plan import check_cell_count, parse_only, plan_cells
+    from kernbench.runner.execution.early_workers import start_early
+    from kernbench.runner.execution.executor import worker_count
+    from kernbench.runner.plan.cells import check_cell_count, parse_only, plan_cells
 
     try:
         only_map = parse_only(only or [])
     except ValueError as exc:
         raise UsageError("--only", str(exc)) from None
     if scheduler is not None and backend == "dask" and not dry_run:  # refused before any work
-        from kernbench.runner.backends import check_scheduler_address, probe_scheduler
+        from kernbench.runner.execution.dask_client import check_scheduler_address, probe_scheduler
 
         check_scheduler_address(scheduler)
         probe_scheduler(scheduler)
@@ -263,9 +263,17 @@ def run(
 
     path = resolve_spec(spec)
     computes = not dry_run and (fresh or _fresh_results_dir(path, out_dir))
-    early = start_early(backend, worker_count(jobs), scheduler) if computes else None
+    early = (
+        start_early(
+            backend, worker_count(jobs), scheduler, ends_with_command=_STATE["command_line"]
+        )
+        if computes
+        else None
+    )
     with early or contextlib.nullcontext():  # workers start, and import, as the spec is read
-        from kernbench.runner.execute import cell_statuses, default_out_dir, run_experiment
+        from kernbench.runner.options import RunOptions
+        from kernbench.runner.results_dir import cell_statuses, default_out_dir
+        from kernbench.runner.run import run_experiment
         from kernbench.spec import load_spec
 
         s = load_spec(path)
@@ -287,7 +295,12 @@ def run(
                 raise UsageError("--reuse", f"no results store in {source}")
         if threads == 0:
             raise UsageError("--threads", "must not be 0 (a count, or -1 for all cores)")
-        options = dict(
+        options = RunOptions(
+            out_dir=target,
+            jobs=jobs,
+            fresh=fresh,
+            realisations=realisations,
+            only=only_map,
             threads=threads,
             backend=backend,
             scheduler=scheduler,
@@ -297,16 +310,14 @@ def run(
             max_cells=max_cells,
         )
         _STATE["runs_cells"] = True  # from here a stop leaves finished cells saved
-        summary = _run_with_progress(
-            run_experiment, s, target, jobs, fresh, realisations, only_map, **options
-        )
+        summary = _run_with_progress(run_experiment, s, options, early)
     _report_run(s.name, summary)
 
 
 def _check_selected_count(s, max_cells: int, realisations: int | None, only_map) -> None:
     """TooManyCells for a spec over ``--max-cells``, saying how many cells this run selects
     (``--realisations``, ``--only``) beside the spec's count, which the limit applies to."""
-    from kernbench.runner.plan import TooManyCells, count_cells
+    from kernbench.runner.plan.cells import TooManyCells, count_cells
 
     n = count_cells(s)
     if n > max_cells:
@@ -373,13 +384,14 @@ def _fresh_results_dir(spec_file: Path, out_dir: Path | None) -> bool:
     return not (out_dir / STORE_FILE).exists()
 
 
-def _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, only_map, **options):
+def _run_with_progress(run_experiment, s, options, early):
     """Run with a bar on a terminal, timed progress lines without one (see run_progress)."""
     import contextlib
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from kernbench.run_progress import MovingEtaColumn, ProgressLines, RunClock, progress_mode
+    from kernbench.runner.options import RunHooks
 
     mode, every = progress_mode(err.is_terminal)
     clock = RunClock()
@@ -419,18 +431,8 @@ def _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, onl
             clock.finished(rec.status in ("done", "skipped"))
             progress.update(task, advance=1, done=clock.done, failed=clock.failed)
 
-        return run_experiment(
-            s,
-            out_dir=target,
-            jobs=jobs,
-            fresh=fresh,
-            realisations=realisations,
-            only=only_map,
-            on_cell=on_cell,
-            on_start=on_start,
-            on_data=on_data,
-            **options,
-        )
+        hooks = RunHooks(on_cell=on_cell, on_start=on_start, on_data=on_data)
+        return run_experiment(s, options, hooks=hooks, early=early)
 
 
 def _print_plan(s, cells, statuses, target: Path, fresh: bool) -> None:
@@ -569,7 +571,7 @@ def validate(
 
     Example: kernbench validate experiments/*.yaml
     """
-    from kernbench.runner.plan import plan_cells
+    from kernbench.runner.plan.cells import plan_cells
     from kernbench.spec import load_spec
     from kernbench.specs import resolve_spec
 
@@ -969,7 +971,7 @@ def _selection(spec_path: Path | None):
     if spec_path is None:
         return None
     from kernbench.report import Selection
-    from kernbench.runner.plan import plan_cells
+    from kernbench.runner.plan.cells import plan_cells
     from kernbench.spec import load_spec, spec_to_dict
 
     s = load_spec(spec_path)
@@ -1355,11 +1357,10 @@ app.add_typer(_guarded(data_app), name="data", help="Datasets: list, info, fetch
 
 def main() -> None:
     """Console-script entry point (SIGINT and SIGTERM stop any verb cleanly: exit 130 or 143)."""
-    from kernbench.runner.early_workers import ends_with_command
-    from kernbench.runner.stop import install, leave, leave_now, stop_signal
+    from kernbench.runner.lifecycle.stop import install, leave, leave_now, stop_signal
 
     install()
-    ends_with_command()  # a refused spec need not wait for the early workers' thread
+    _STATE["command_line"] = True  # a refused spec need not wait for the early workers' thread
     try:
         app()
     except SystemExit as exc:

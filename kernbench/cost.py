@@ -15,7 +15,7 @@ Once a store has ``done`` cells, their times take precedence (:func:`plan_cost`)
 of the same method and dataset, else the method's time scaled to the dataset, else the method's
 mean (:func:`kernbench.store.progress.cell_time_estimator`, which ``kernbench status`` uses
 too); the model fills in the rest. The runner's longest-first order uses the same size
-(:func:`kernbench.runner.order.longest_first`).
+(:func:`kernbench.runner.plan.order.longest_first`).
 
 The wall time at ``--jobs J`` is the start-up (interpreter, imports, workers) plus the cells'
 time spread over the workers (never less than the longest cell), on an idle machine; with other
@@ -59,7 +59,7 @@ def cell_units(dataset: DatasetSpec, method: MethodSpec, protocol: Protocol) -> 
     Parameters
     ----------
     dataset, method, protocol
-        The cell's (a :class:`kernbench.runner.plan.Cell`'s attributes of these names).
+        The cell's (a :class:`kernbench.runner.plan.cells.Cell`'s attributes of these names).
 
     Returns
     -------

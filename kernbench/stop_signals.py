@@ -1,7 +1,7 @@
 """The stop signals (SIGINT, SIGTERM) this process has received since its last run began.
 
-The command line's handler (:mod:`kernbench.runner.stop`) records them here; every layer that
-must tell a stop from a failure reads them here, without importing the runner (a plug-in file
+The command line's handler (:mod:`kernbench.runner.lifecycle.stop`) records them here; every layer
+that must tell a stop from a failure reads them here, without importing the runner (a plug-in file
 interrupted while it loads is stopped, not broken).
 """
 

@@ -173,7 +173,8 @@ def test_kill_midway_then_rerun_computes_only_missing_cells(tmp_path):
 
 
 def test_the_command_keeps_its_exit_status_and_output_when_it_skips_the_teardown(tmp_path):
-    """``kernbench`` ends without the interpreter's teardown (kernbench.runner.stop.leave): the
+    """``kernbench`` ends without the interpreter's teardown
+    (kernbench.runner.lifecycle.stop.leave): the
     exit status, the whole output into a pipe and the store are those of an ordinary exit."""
     file = write_spec(tmp_path, SPEC)
     out = tmp_path / "res"
@@ -345,7 +346,7 @@ def test_an_empty_out_is_refused_not_read_as_the_current_directory(tmp_path, mon
 
 
 def test_jobs_never_start_more_workers_than_cores_or_cells(monkeypatch):
-    from kernbench.runner.backends import worker_count
+    from kernbench.runner.execution.executor import worker_count
 
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
     assert worker_count(24, 12) == 4  # capped at the cores
@@ -406,7 +407,7 @@ def test_a_store_damaged_inside_a_page_names_the_restore_in_every_reading_verb(t
 
 
 def test_signal_exit_statuses_are_documented():
-    from kernbench.runner.stop import exit_status, reset
+    from kernbench.runner.lifecycle.stop import exit_status, reset
 
     reset()
     assert exit_status() == 130  # an interrupt without a recorded signal: Ctrl-C
@@ -417,7 +418,7 @@ def test_signal_exit_statuses_are_documented():
 def test_dry_run_estimates_the_run_from_a_pilot(tmp_path, monkeypatch):
     import kernbench.cost as cost
     from kernbench.cost_calibration import CALIBRATION
-    from kernbench.runner.backends import worker_count
+    from kernbench.runner.execution.executor import worker_count
     from kernbench.store.progress import format_seconds
 
     monkeypatch.setattr(cost, "machine_load", lambda: None)  # the idle figure only
@@ -453,7 +454,7 @@ methods:
 
 def test_a_refused_spec_closes_the_dask_cluster_started_for_it(monkeypatch, tmp_path):
     pytest.importorskip("distributed")
-    from kernbench.runner import early_workers
+    from kernbench.runner.execution import early_workers
 
     made = []
     start = early_workers.local_cluster
@@ -468,20 +469,19 @@ def test_a_refused_spec_closes_the_dask_cluster_started_for_it(monkeypatch, tmp_
     res = runner.invoke(app, ["run", str(bad), "--backend", "dask", "--jobs", "1"])
     assert res.exit_code == 2, res.output
     assert len(made) == 1 and made[0].status.name == "closed"
-    assert early_workers.take_cluster(1) is None
     missing = tmp_path / "missing.yaml"  # refused before any worker starts
     res = runner.invoke(app, ["run", str(missing), "--backend", "dask", "--jobs", "1"])
     assert res.exit_code == 2 and len(made) == 1
 
 
 def test_a_refused_spec_exits_2_and_leaves_no_worker_behind_once_they_finish(monkeypatch, tmp_path):
-    from kernbench.runner import early_workers
+    from kernbench.runner.execution import early_workers
 
     started = []
     real = early_workers.EarlyWorkers
 
-    def recorded(*args):
-        started.append(real(*args))
+    def recorded(*args, **kwargs):
+        started.append(real(*args, **kwargs))
         return started[-1]
 
     monkeypatch.setattr(early_workers, "EarlyWorkers", recorded)
@@ -494,8 +494,11 @@ def test_a_refused_spec_exits_2_and_leaves_no_worker_behind_once_they_finish(mon
     assert len(started) == 2
     for early in started:  # left to finish their imports, never deadlocked
         early.join()
-    early_workers.stop_local_workers()
     from joblib.externals.loky import reusable_executor
+
+    from kernbench.runner.execution.local_workers import stop_local_workers
+
+    stop_local_workers()
 
     executor = reusable_executor._executor
     alive = [] if executor is None else [p for p in executor._processes.values() if p.is_alive()]
@@ -503,7 +506,7 @@ def test_a_refused_spec_exits_2_and_leaves_no_worker_behind_once_they_finish(mon
 
 
 def test_workers_are_started_early_only_for_a_run_that_will_compute(monkeypatch, tmp_path):
-    from kernbench.runner import early_workers
+    from kernbench.runner.execution import early_workers
 
     calls = []
     monkeypatch.setattr(early_workers, "start_early", lambda *a, **k: calls.append(a))

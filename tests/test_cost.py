@@ -14,7 +14,7 @@ import kernbench.cost as cost
 from kernbench.cli import app
 from kernbench.cost import cell_units, plan_cost, seconds_per_cell
 from kernbench.cost_calibration import CALIBRATION
-from kernbench.runner.plan import plan_cells
+from kernbench.runner.plan.cells import plan_cells
 from kernbench.spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent

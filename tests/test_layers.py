@@ -3,6 +3,10 @@
 * the report reads stores: nothing from ``methods``, ``runner`` or ``weak``;
 * ``solvers`` are generic numerics: nothing from ``weak``, ``methods``, ``runner`` or ``report``;
 * the store knows nothing of the runner, the methods or the report;
+* the runner's rooms: ``runner.plan`` (what to compute) imports none of the others,
+  ``runner.cell`` (how one cell is computed) nothing from ``runner.execution`` (where cells run),
+  ``runner.lifecycle`` (stops, process ends) nothing from the three, and none of them imports the
+  runner's hall (the run, its options, its record sink, ``verify``);
 * no import cycle among kernbench's modules (imports inside functions included).
 """
 
@@ -41,6 +45,11 @@ def imports_of(path: Path) -> set[str]:
 MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
 GRAPH = {name: imports_of(path) for name, path in MODULES.items()}
 
+#: the runner's modules that put its rooms together into a run
+RUN_HALL = tuple(
+    f"kernbench.runner.{p.stem}" for p in (PACKAGE / "runner").glob("*.py") if p.stem != "__init__"
+)
+
 RULES = [
     ("kernbench.report", ("kernbench.methods", "kernbench.runner", "kernbench.weak")),
     (
@@ -49,6 +58,13 @@ RULES = [
     ),
     ("kernbench.store", ("kernbench.runner", "kernbench.methods", "kernbench.report")),
     ("kernbench.records", ("kernbench.store", "kernbench.runner", "kernbench.report")),
+    ("kernbench.runner.plan", ("kernbench.runner.cell", "kernbench.runner.execution", *RUN_HALL)),
+    ("kernbench.runner.cell", ("kernbench.runner.execution", *RUN_HALL)),
+    (
+        "kernbench.runner.lifecycle",
+        ("kernbench.runner.plan", "kernbench.runner.cell", "kernbench.runner.execution", *RUN_HALL),
+    ),
+    ("kernbench.runner.execution", RUN_HALL),
 ]
 
 
@@ -96,4 +112,5 @@ def test_no_import_cycle():
 def test_the_rules_see_real_imports():
     """The reader is not blind: known edges are found."""
     assert "kernbench.store.sqlite" in GRAPH["kernbench.store.merge"]
-    assert "kernbench.runner.cell" in GRAPH["kernbench.runner.backends"]
+    assert "kernbench.runner.cell.compute" in GRAPH["kernbench.runner.execution.cell_task"]
+    assert "kernbench.runner.run" in RUN_HALL and "kernbench.runner.plan" not in RUN_HALL

@@ -140,13 +140,14 @@ def test_split_run_on_two_machines_merges_into_the_full_run(tmp_path):
     }
     path = tmp_path / "split.yaml"
     path.write_text(yaml.safe_dump(spec), encoding="utf-8")
-    from kernbench.runner.execute import run_experiment
+    from kernbench.runner.options import RunOptions
+    from kernbench.runner.run import run_experiment
     from kernbench.spec import load_spec
 
     s = load_spec(path)
-    run_experiment(s, out_dir=tmp_path / "full", jobs=1)
-    run_experiment(s, out_dir=tmp_path / "host0", jobs=1, only={"realisation": ["0"]})
-    run_experiment(s, out_dir=tmp_path / "host1", jobs=1, only={"realisation": ["1"]})
+    run_experiment(s, RunOptions(out_dir=tmp_path / "full", jobs=1))
+    run_experiment(s, RunOptions(out_dir=tmp_path / "host0", jobs=1, only={"realisation": ["0"]}))
+    run_experiment(s, RunOptions(out_dir=tmp_path / "host1", jobs=1, only={"realisation": ["1"]}))
     res = runner.invoke(
         app,
         ["merge", str(tmp_path / "host0"), str(tmp_path / "host1"), "--out", str(tmp_path / "m")],

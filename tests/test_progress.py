@@ -42,7 +42,7 @@ ERROR = "Singular matrix in the restricted master"
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
     """The store described in the module docstring (built once; tests copy it to change it)."""
-    import kernbench.runner.select as select
+    import kernbench.runner.cell.select as select
 
     root = tmp_path_factory.mktemp("progress")
     spec = root / "progress.yaml"
@@ -519,7 +519,8 @@ def test_status_estimates_what_the_run_going_on_was_asked_to_do(store_dir):
 def test_a_run_records_the_keys_of_the_cells_it_was_asked_for(tmp_path):
     """What `status` reads to estimate the run going on: each cell's dataset, realisation and
     method beside its id, for the cells this run computes (here --realisations 1 of 2)."""
-    from kernbench.runner.execute import run_experiment
+    from kernbench.runner.options import RunHooks, RunOptions
+    from kernbench.runner.run import run_experiment
     from kernbench.spec import load_spec
     from kernbench.store.sqlite import ACTIVE_RUN
 
@@ -532,7 +533,11 @@ def test_a_run_records_the_keys_of_the_cells_it_was_asked_for(tmp_path):
         with Store(out, readonly=True) as st:
             seen.append(st.get_meta(ACTIVE_RUN))
 
-    run_experiment(load_spec(spec), out_dir=out, jobs=1, realisations=1, on_cell=on_cell)
+    run_experiment(
+        load_spec(spec),
+        RunOptions(out_dir=out, jobs=1, realisations=1),
+        hooks=RunHooks(on_cell=on_cell),
+    )
     record = seen[0]
     assert sorted(map(tuple, record["keys"])) == [("twonorm", 0, "ada"), ("twonorm", 0, "svm")]
     with Store(out) as st:

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from kernbench.errors import SpecError
-from kernbench.runner.plan import plan_cells
+from kernbench.runner.plan.cells import plan_cells
 from kernbench.spec import load_spec
 from kernbench.specs import resolve_spec
 

@@ -112,8 +112,8 @@ class IterativeMixin:
 class WarmPathMixin:
     """Capability: the values of one parameter fitted along one warm-started path.
 
-    Model selection (:func:`kernbench.runner.select.select_fit_score`) fits the grid's values of
-    ``warm_path_param`` (e.g. ``"C"``) for one fold by one call of :meth:`fit_warm_path`, in the
+    Model selection (:func:`kernbench.runner.cell.select.select_fit_score`) fits the grid's values
+    of ``warm_path_param`` (e.g. ``"C"``) for one fold by one call of :meth:`fit_warm_path`, in the
     grid's order sorted ascending, instead of one fit per value; the refit of the chosen point runs
     the same path up to its value, so the tested model is the model that was scored. Used only
     while :meth:`warm_path_active` is true (an estimator can keep a switch to cold fits).

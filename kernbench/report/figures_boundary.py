@@ -1,7 +1,7 @@
 """Decision boundaries of 2-D experiments, drawn from the decision grids a store holds.
 
 A spec with ``protocol.decision_grid: N`` makes the runner record, for every cell, the final
-model's decision values on an N × N grid and the training points (``kernbench.runner.probes``).
+model's decision values on an N × N grid and the training points (``kernbench.runner.cell.probes``).
 Two plot kinds draw them; neither fits anything:
 
 ``boundary``

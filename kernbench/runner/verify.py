@@ -11,7 +11,7 @@ allows), recomputes them in a scratch store and compares each test error with th
   versions, BLAS kernels, numpy SIMD paths and numba target: the lock on the same kind of
   machine) nothing else passes;
 - **within tolerance**: under other numerics, off by at most the method's tolerance in
-  percentage points (:data:`kernbench.runner.revisions.REVISIONS`, ``cell_tolerance``, which
+  percentage points (:data:`kernbench.runner.plan.revisions.REVISIONS`, ``cell_tolerance``, which
   says why), since rounding can tip a near-tie (a CV choice, a pricing tie) the other way;
 - **differs**: further off, or not finished.
 
@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernbench.errors import UsageError
-from kernbench.runner.cell import versions
-from kernbench.runner.plan import Cell, plan_cells
-from kernbench.runner.revisions import REVISIONS
+from kernbench.runner.cell.compute import versions
+from kernbench.runner.plan.cells import Cell, plan_cells
+from kernbench.runner.plan.revisions import REVISIONS
 from kernbench.spec_types import Spec
 from kernbench.store import Store
 
@@ -283,49 +283,69 @@ def verify(
     through the normal run, so timeouts, parameter taking and the backends behave as in
     ``kernbench run``.
     """
-    from kernbench.runner.execute import run_experiment
-    from kernbench.store.environment import LIBRARIES, NUMERIC, Environments
-
     plan: Mapping[str, Cell] = {c.cell_id[:ID_CHARS]: c for c in plan_cells(spec, max_cells=None)}
     outcome = Verification(
         spec=spec.name,
         recorded=len(values),
         recorded_environment=recorded_environment,
     )
-    here = versions()
-    outcome.environment = Environments([here]).describe() or ""
-    outcome.same_numerics = bool(recorded_numerics) and all(
-        str(here.get(k)) == v for k, v in recorded_numerics.items() if k in LIBRARIES + NUMERIC
-    )
+    _note_environment(outcome, recorded_numerics)
     outcome.stale = [c for c in values if c.cell not in plan]
     todo = [c for c in sample if c.cell in plan]
     if not todo:
         return outcome
+    ids = {plan[c.cell].cell_id for c in todo}
+    rows = _rerun(spec, ids, jobs=jobs, on_cell=on_cell, out_dir=out_dir)
+    for c in todo:
+        tol = 0.0 if outcome.same_numerics else cell_tolerance(c.estimator)
+        outcome.checks.append(check_cell(c, rows.get(c.cell), tol))
+    return outcome
+
+
+def check_cell(recorded: RecordedCell, row: Mapping | None, tol: float) -> CellCheck:
+    """``recorded`` against its recomputed store ``row`` (None: not run), within ``tol``
+    percentage points (0: identical only)."""
+    if row is None or row["status"] != "done" or row.get("test_error") is None:
+        error = (row or {}).get("error") or (row or {}).get("status") or "not run"
+        return CellCheck(recorded, None, "differs", tol, error=str(error))
+    now = float(row["test_error"])
+    if now == recorded.test_error:
+        verdict = "identical"
+    elif tol > 0 and abs(100 * (now - recorded.test_error)) <= tol + 1e-9:
+        verdict = "within tolerance"
+    else:
+        verdict = "differs"
+    return CellCheck(recorded, 100 * now, verdict, tol)
+
+
+def _note_environment(outcome: Verification, recorded: Mapping[str, str] | None) -> None:
+    """This process's environment on ``outcome``, and whether its numerics are the recorded
+    ones."""
+    from kernbench.store.environment import LIBRARIES, NUMERIC, Environments
+
+    here = versions()
+    outcome.environment = Environments([here]).describe() or ""
+    outcome.same_numerics = bool(recorded) and all(
+        str(here.get(k)) == v for k, v in recorded.items() if k in LIBRARIES + NUMERIC
+    )
+
+
+def _rerun(
+    spec: Spec,
+    cell_ids: set[str],
+    *,
+    jobs: int,
+    on_cell: Callable[..., None] | None,
+    out_dir: str | Path | None,
+) -> dict[str, dict]:
+    """Run the cells ``cell_ids`` of ``spec`` in a scratch store (``out_dir``, default a
+    temporary directory); their rows by shortened identity."""
+    from kernbench.runner.options import RunHooks, RunOptions
+    from kernbench.runner.run import run_experiment
+
     with tempfile.TemporaryDirectory(prefix="kernbench-verify-") as scratch:
         out = Path(out_dir) if out_dir is not None else Path(scratch) / spec.name
-        run_experiment(
-            spec,
-            out_dir=out,
-            jobs=jobs,
-            cell_ids={plan[c.cell].cell_id for c in todo},
-            on_cell=on_cell,
-            max_cells=None,
-        )
+        options = RunOptions(out_dir=out, jobs=jobs, cell_ids=cell_ids, max_cells=None)
+        run_experiment(spec, options, hooks=RunHooks(on_cell=on_cell))
         with Store(out) as store:
-            rows = {r["cell_id"][:ID_CHARS]: r for r in store.rows()}
-    for c in todo:
-        row = rows.get(c.cell)
-        tol = 0.0 if outcome.same_numerics else cell_tolerance(c.estimator)
-        if row is None or row["status"] != "done" or row.get("test_error") is None:
-            error = (row or {}).get("error") or (row or {}).get("status") or "not run"
-            outcome.checks.append(CellCheck(c, None, "differs", tol, error=str(error)))
-            continue
-        now = float(row["test_error"])
-        if now == c.test_error:
-            verdict = "identical"
-        elif tol > 0 and abs(100 * (now - c.test_error)) <= tol + 1e-9:
-            verdict = "within tolerance"
-        else:
-            verdict = "differs"
-        outcome.checks.append(CellCheck(c, 100 * now, verdict, tol))
-    return outcome
+            return {r["cell_id"][:ID_CHARS]: r for r in store.rows()}

@@ -2,8 +2,8 @@
 
 Every cell records the versions of kernbench and the numerical stack, the machine it ran on and
 its numeric environment (the BLAS kernels, numpy's SIMD dispatch, numba's target CPU:
-:func:`kernbench.runner.cell.versions`). A table names that environment in one line, and warns
-when its cells came from different versions or numerics: their numbers are then not one
+:func:`kernbench.runner.cell.compute.versions`). A table names that environment in one line, and
+warns when its cells came from different versions or numerics: their numbers are then not one
 reproduction, since the same seeds can fit other models under each (see docs/reliability.md,
 "Numbers on another machine").
 """
@@ -28,7 +28,8 @@ LIBRARIES = (
     "cvxpy",
     "joblib",
 )
-#: the recorded keys that decide how sums are rounded (kernbench.runner.cell.numeric_environment):
+#: the recorded keys that decide how sums are rounded
+#: (kernbench.runner.cell.compute.numeric_environment):
 #: cells computed under two of these can differ although every version is the same
 NUMERIC = ("blas", "simd", "numba_cpu")
 #: what a description line says of the machine

@@ -21,7 +21,7 @@ from kernbench.datasets.user_catalogue import (
     validate_entry,
 )
 from kernbench.errors import CatalogueError, SpecError
-from kernbench.runner.plan import plan_cells
+from kernbench.runner.plan.cells import plan_cells
 from kernbench.spec import load_spec
 from kernbench.spec_types import Protocol
 
@@ -239,7 +239,7 @@ def test_cli_runs_a_file_dataset_end_to_end_and_a_malformed_one_exits_2(tmp_path
 
 
 def test_a_worker_rebuilds_the_dataset_from_the_cell(tmp_path):
-    from kernbench.runner.cell import run_cell
+    from kernbench.runner.cell.compute import run_cell
 
     write_libsvm(tmp_path / "my.libsvm")
     cells = plan_cells(load_spec(write_spec(tmp_path, [{"name": "mine", "file": "my.libsvm"}])))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kernbench.report.reference import load_reference, match_reference
-from kernbench.runner.plan import plan_cells
+from kernbench.runner.plan.cells import plan_cells
 from kernbench.spec import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]

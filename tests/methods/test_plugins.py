@@ -21,7 +21,7 @@ from kernbench.methods.plugins import (
     method_class,
     resolve_estimator,
 )
-from kernbench.runner.plan import plan_cells
+from kernbench.runner.plan.cells import plan_cells
 from kernbench.spec import load_spec
 
 runner = CliRunner()

@@ -77,10 +77,11 @@ def child_env(**extra: str) -> dict[str, str]:
 
 def run_reference(spec_path: Path, out_dir: Path) -> dict[str, tuple]:
     """An uninterrupted in-process run; returns its cell table."""
-    from kernbench.runner.execute import run_experiment
+    from kernbench.runner.options import RunOptions
+    from kernbench.runner.run import run_experiment
     from kernbench.spec import load_spec
 
-    summary = run_experiment(load_spec(spec_path), out_dir=out_dir, jobs=1)
+    summary = run_experiment(load_spec(spec_path), RunOptions(out_dir=out_dir, jobs=1))
     assert summary.ok, summary.failed
     return cell_table(out_dir)
 
@@ -229,7 +230,8 @@ def kill_trial(
     ``mode="random"`` kills at a random delay after a random number of committed cells (0 = also
     during start-up).
     """
-    from kernbench.runner.execute import run_experiment
+    from kernbench.runner.options import RunOptions
+    from kernbench.runner.run import run_experiment
     from kernbench.spec import load_spec
 
     env = child_env()
@@ -250,7 +252,7 @@ def kill_trial(
     proc.wait()
     time.sleep(0.05)
     kill_group(proc)  # then sweep up any worker it left behind
-    summary = run_experiment(load_spec(spec_path), out_dir=out_dir, jobs=1)
+    summary = run_experiment(load_spec(spec_path), RunOptions(out_dir=out_dir, jobs=1))
     assert summary.ok, summary.failed
     return KillTrial(
         trial, mode, jobs, k, delay, exit_before, rows_at_kill, check_store(out_dir, reference)
@@ -320,7 +322,8 @@ def scheduler_kill_trial(
 ) -> SchedulerKill:
     """Run on a scheduler + 1 worker (separate processes), SIGKILL the scheduler after the
     first committed cell, wait for ``kernbench run`` to give up, then rerun locally."""
-    from kernbench.runner.execute import run_experiment
+    from kernbench.runner.options import RunOptions
+    from kernbench.runner.run import run_experiment
     from kernbench.spec import load_spec
 
     root = Path(root)
@@ -359,7 +362,7 @@ def scheduler_kill_trial(
                 os.killpg(p.pid, signal.SIGKILL)
             p.wait()
     seconds = time.monotonic() - t0
-    summary = run_experiment(load_spec(spec_path), out_dir=out, jobs=1)
+    summary = run_experiment(load_spec(spec_path), RunOptions(out_dir=out, jobs=1))
     assert summary.ok, summary.failed
     return SchedulerKill(
         proc.returncode, err.decode(errors="replace"), rows, seconds, check_store(out, reference)
@@ -654,7 +657,7 @@ class Hostile(ClassifierMixin, BaseEstimator):
 EXIT_ACTS = ("exit", "os_exit", "interrupt")
 #: hostile acts that change the process's state and must not reach other cells or the run (a
 #: signal handler, "signal", can be set only in a main thread: not on Dask, whose cells run in
-#: worker threads; tests/runner/test_cell_state.py checks it)
+#: worker threads; tests/runner/cell/test_state.py checks it)
 STATE_ACTS = ("chdir", "env", "path", "none")
 
 

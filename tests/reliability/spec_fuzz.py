@@ -243,17 +243,18 @@ def run_case(text: str, description: str, workdir: Path, monkeypatch: Any) -> Ca
     """``kernbench run`` on ``text`` in-process; execution replaced by planning only."""
     from typer.testing import CliRunner
 
-    import kernbench.runner.execute as execute
+    import kernbench.runner.run as run
     from kernbench.cli import app
     from kernbench.errors import SpecError
-    from kernbench.runner.plan import plan_cells
+    from kernbench.runner.plan.cells import plan_cells
+    from kernbench.runner.record_sink import RunSummary
     from kernbench.spec import load_spec
 
-    def plan_only(spec: Any, *, out_dir: Any, realisations: Any = None, only: Any = None, **_: Any):
-        cells = plan_cells(spec, realisations=realisations, only=only)
-        return execute.RunSummary(out_dir=Path(out_dir), planned=len(cells))
+    def plan_only(spec: Any, options: Any, **_: Any):
+        cells = plan_cells(spec, realisations=options.realisations, only=options.only)
+        return RunSummary(out_dir=Path(options.out_dir), planned=len(cells))
 
-    monkeypatch.setattr(execute, "run_experiment", plan_only)
+    monkeypatch.setattr(run, "run_experiment", plan_only)
     workdir.mkdir(parents=True, exist_ok=True)
     spec_path = workdir / "spec.yaml"
     spec_path.write_text(text, encoding="utf-8", errors="surrogateescape")

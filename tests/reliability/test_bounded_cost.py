@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from kernbench.cli import app
 from kernbench.errors import SpecError
-from kernbench.runner import plan as plan_module
-from kernbench.runner.plan import DEFAULT_MAX_CELLS, TooManyCells, count_cells, plan_cells
+from kernbench.runner.plan import cells as plan_module
+from kernbench.runner.plan.cells import DEFAULT_MAX_CELLS, TooManyCells, count_cells, plan_cells
 from kernbench.spec import load_spec, parse_spec
 
 runner = CliRunner()

@@ -48,10 +48,11 @@ def test_sigterm_records_cells_in_flight_as_interrupted_and_rerun_retries_them(
         cells_csv = (out / "cells.csv").read_text()
     assert "interrupted" in cells_csv
 
-    from kernbench.runner.execute import run_experiment
+    from kernbench.runner.options import RunOptions
+    from kernbench.runner.run import run_experiment
     from kernbench.spec import load_spec
 
-    summary = run_experiment(load_spec(spec), out_dir=out, jobs=1)
+    summary = run_experiment(load_spec(spec), RunOptions(out_dir=out, jobs=1))
     assert summary.counts.get("done") == rh.N_CELLS - (len(table) - 1)
     check = rh.check_store(out, reference)
     assert check.ok and check.statuses == {"done": rh.N_CELLS}, check

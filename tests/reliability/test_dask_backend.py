@@ -12,7 +12,7 @@ import reliability_harness as rh
 from typer.testing import CliRunner
 
 from kernbench.cli import app
-from kernbench.runner.backends import DASK_MISSING
+from kernbench.runner.execution.dask_client import DASK_MISSING
 
 runner = CliRunner()
 
@@ -31,7 +31,8 @@ def test_dask_gives_the_same_numbers_as_local(cluster, reference_run, tmp_path):
 def test_worker_killed_mid_run_loses_nothing(cluster, reference_run, tmp_path):
     from dask.distributed import Client
 
-    from kernbench.runner.execute import run_experiment
+    from kernbench.runner.options import RunHooks, RunOptions
+    from kernbench.runner.run import run_experiment
     from kernbench.spec import load_spec
 
     spec, _, reference = reference_run
@@ -50,10 +51,8 @@ def test_worker_killed_mid_run_loses_nothing(cluster, reference_run, tmp_path):
 
         summary = run_experiment(
             load_spec(spec),
-            out_dir=tmp_path / "k",
-            backend="dask",
-            scheduler=cluster.scheduler_address,
-            on_cell=kill_busiest_worker,
+            RunOptions(out_dir=tmp_path / "k", backend="dask", scheduler=cluster.scheduler_address),
+            hooks=RunHooks(on_cell=kill_busiest_worker),
         )
         client.wait_for_workers(2, timeout=120)  # the nanny restarted it: leave the cluster whole
     assert killed, "no worker was killed"

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import kernbench
 from kernbench.datasets import fetch, list_datasets
 from kernbench.errors import DataError
-from kernbench.runner.execute import default_out_dir
+from kernbench.runner.results_dir import default_out_dir
 from kernbench.spec import _NAME_RE
 
 _SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
@@ -164,4 +164,4 @@ def test_no_pickle_is_loaded_except_from_our_own_child_process():
                     loads.append((py.relative_to(package).as_posix(), node.lineno))
             if isinstance(node, ast.keyword) and node.arg == "allow_pickle":
                 assert not (isinstance(node.value, ast.Constant) and node.value.value), py
-    assert {path for path, _ in loads} <= {"runner/isolation.py"}, loads
+    assert {path for path, _ in loads} <= {"runner/execution/isolation.py"}, loads

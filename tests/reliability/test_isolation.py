@@ -15,7 +15,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kernbench.cli import app
-from kernbench.runner.isolation import (
+from kernbench.runner.execution.isolation import (
     CellTimeout,
     ChildDied,
     call_with_timeout,
@@ -127,12 +127,13 @@ def test_slow_cell_times_out_run_continues_exits_1_and_rerun_retries(tmp_path):
     res = runner.invoke(app, [*args, "--timeout", "300", "--only", "method=fast"])
     assert res.exit_code == 0, res.output
     inline = tmp_path / "inline"
-    from kernbench.runner.execute import run_experiment
+    from kernbench.runner.options import RunOptions
+    from kernbench.runner.run import run_experiment
     from kernbench.spec import load_spec
 
     s = load_spec(spec)
     untimed = dataclasses.replace(s, protocol=dataclasses.replace(s.protocol, timeout_s=None))
-    summary = run_experiment(untimed, out_dir=inline, jobs=1, only={"method": ["fast"]})
+    summary = run_experiment(untimed, RunOptions(out_dir=inline, jobs=1, only={"method": ["fast"]}))
     assert summary.ok and summary.counts == {"done": 1}
     timed, plain = rh.cell_table(out), rh.cell_table(inline)
     statuses = {row[0][2]: row[1] for row in timed.values()}
@@ -148,7 +149,7 @@ def test_numerical_failure_is_recorded_with_the_solver_reason_and_retried(
 ):
     spec, _, reference = reference_run
     out = tmp_path / "res"
-    import kernbench.runner.select as select
+    import kernbench.runner.cell.select as select
 
     real = select.select_fit_score
 

@@ -19,7 +19,7 @@ JOBS = {
 @pytest.mark.parametrize(
     "mode",
     [
-        "jobs1",  # the root cause in every process: tests/runner/test_cell_state.py
+        "jobs1",  # the root cause in every process: tests/runner/cell/test_state.py
         pytest.param("jobs2", marks=pytest.mark.slow),
         pytest.param("timeout", marks=pytest.mark.slow),
     ],
@@ -60,7 +60,7 @@ def test_a_method_that_moves_the_working_directory_cannot_move_the_run(tmp_path)
     }  # fmt: skip
 
 
-@pytest.mark.slow  # fast: tests/runner/test_cell_state.py (one process, cells in any order)
+@pytest.mark.slow  # fast: tests/runner/cell/test_state.py (one process, cells in any order)
 def test_a_cell_drawing_from_the_global_generator_gets_the_same_numbers_everywhere(tmp_path):
     spec = rh.write_plugin_spec(tmp_path, ("none", "env"), realisations=2)
     tables = {}

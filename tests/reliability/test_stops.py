@@ -10,7 +10,7 @@ import signal
 import pytest
 import reliability_harness as rh
 
-from kernbench.runner.stop import STOP_GRACE_S
+from kernbench.runner.lifecycle.stop import STOP_GRACE_S
 
 DASK = pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="needs dask")
 #: bound on a wait that only a hang exceeds (the runs stop in well under a second here)

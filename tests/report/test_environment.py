@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from kernbench.cli import app
 from kernbench.report.tables import build_table
-from kernbench.runner.cell import numeric_environment, versions
+from kernbench.runner.cell.compute import numeric_environment, versions
 from kernbench.store.environment import Environments
 
 HERE = {
@@ -70,7 +70,7 @@ def test_cells_record_versions_and_the_numeric_environment():
 
 def test_the_numeric_environment_follows_the_blas_kernel_and_the_numba_target():
     probe = (
-        "from kernbench.runner.cell import numeric_environment as e; "
+        "from kernbench.runner.cell.compute import numeric_environment as e; "
         "print(e()['blas']); print(e()['numba_cpu'])"
     )
     env = {**os.environ, "OPENBLAS_CORETYPE": "Haswell", "NUMBA_CPU_NAME": "generic"}

@@ -17,7 +17,8 @@ from scipy.stats import multivariate_normal
 from kernbench.datasets.generators import threenorm, threenorm_bayes_decision
 from kernbench.report.collect import load_experiment
 from kernbench.report.figures_boundary import boundary_figures, boundary_trace_figures
-from kernbench.runner.execute import run_experiment
+from kernbench.runner.options import RunOptions
+from kernbench.runner.run import run_experiment
 from kernbench.spec import load_spec
 
 
@@ -72,7 +73,7 @@ def fig2_store(tmp_path_factory):
     root = tmp_path_factory.mktemp("fig2")
     path = root / "fig2.yaml"
     path.write_text(yaml.safe_dump(spec), encoding="utf-8")
-    summary = run_experiment(load_spec(path), out_dir=root / "res", jobs=1)
+    summary = run_experiment(load_spec(path), RunOptions(out_dir=root / "res", jobs=1))
     assert summary.ok, summary.failed
     return root / "res"
 
@@ -125,6 +126,6 @@ def test_decision_grid_needs_two_features(tmp_path):
     }
     path = tmp_path / "s.yaml"
     path.write_text(yaml.safe_dump(spec), encoding="utf-8")
-    summary = run_experiment(load_spec(path), out_dir=tmp_path / "r", jobs=1)
+    summary = run_experiment(load_spec(path), RunOptions(out_dir=tmp_path / "r", jobs=1))
     ((_, _, _, message),) = summary.failed
     assert "decision_grid needs two-feature data" in message

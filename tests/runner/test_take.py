@@ -12,8 +12,9 @@ import yaml
 
 from kernbench.errors import SpecError
 from kernbench.param_transforms import TRANSFORMS
-from kernbench.runner.execute import run_experiment
-from kernbench.runner.plan import plan_cells
+from kernbench.runner.options import RunOptions
+from kernbench.runner.plan.cells import plan_cells
+from kernbench.runner.run import run_experiment
 from kernbench.spec import load_spec
 from kernbench.store import Store
 
@@ -55,7 +56,7 @@ def test_transforms_map_the_rbf_bandwidth_both_ways():
 
 def test_dependent_cells_take_the_sources_choice_per_realisation(tmp_path):
     spec = _spec(tmp_path)
-    summary = run_experiment(spec, out_dir=tmp_path / "res", jobs=2)
+    summary = run_experiment(spec, RunOptions(out_dir=tmp_path / "res", jobs=2))
     assert summary.ok, summary.failed
     with Store(tmp_path / "res") as store:
         rows = {(r["method"], r["realisation"]): r for r in store.rows()}
@@ -68,7 +69,9 @@ def test_dependent_cells_take_the_sources_choice_per_realisation(tmp_path):
 
 def test_only_the_dependent_method_runs_its_sources_too(tmp_path):
     spec = _spec(tmp_path)
-    summary = run_experiment(spec, out_dir=tmp_path / "res", jobs=1, only={"method": ["RFF"]})
+    summary = run_experiment(
+        spec, RunOptions(out_dir=tmp_path / "res", jobs=1, only={"method": ["RFF"]})
+    )
     assert summary.ok and summary.counts == {"done": 4}  # 2 RFF cells and their 2 sources
 
 
@@ -82,7 +85,7 @@ def test_the_source_enters_the_identity(tmp_path):
 
 
 def test_a_failed_source_fails_its_dependents_with_the_reason(tmp_path, monkeypatch):
-    import kernbench.runner.select as select
+    import kernbench.runner.cell.select as select
 
     real = select.select_fit_score
 
@@ -92,7 +95,7 @@ def test_a_failed_source_fails_its_dependents_with_the_reason(tmp_path, monkeypa
         return real(est, *args, **kwargs)
 
     monkeypatch.setattr(select, "select_fit_score", broken)
-    summary = run_experiment(_spec(tmp_path), out_dir=tmp_path / "res", jobs=1)
+    summary = run_experiment(_spec(tmp_path), RunOptions(out_dir=tmp_path / "res", jobs=1))
     messages = {method: msg for _, _, method, msg in summary.failed}
     assert "LinAlgError: boom" in messages["SVM-RBF"]
     assert "takes sigma from 'SVM-RBF'" in messages["RFF"] and "failed" in messages["RFF"]
@@ -131,7 +134,7 @@ def test_bad_take_is_a_spec_error_naming_the_key(tmp_path, edit, match):
 def test_only_sources_wait_for_a_wave_the_rest_run_together(tmp_path):
     """A wave ends with its slowest cell: cells nothing takes from all run in the last wave,
     so a long cell of the first methods does not hold back the cells that take parameters."""
-    from kernbench.runner.execute import _waves
+    from kernbench.runner.todo import waves as _waves
 
     spec = copy.deepcopy(SPEC)
     spec["methods"]["Ada"] = {"estimator": "adaboost", "grid": {"n_estimators": [5]}}

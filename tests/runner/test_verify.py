@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from kernbench.cli import app
 from kernbench.errors import UsageError
-from kernbench.runner.execute import run_experiment
+from kernbench.runner.options import RunOptions
+from kernbench.runner.run import run_experiment
 from kernbench.runner.verify import (
     RecordedCell,
     choose_sample,
@@ -38,7 +39,7 @@ def recorded(tmp_path_factory) -> tuple[Path, Path, Path]:
     spec_file = root / "tiny.yaml"
     spec_file.write_text(yaml.safe_dump(SPEC))
     results = root / "results"
-    summary = run_experiment(load_spec(spec_file), out_dir=results, jobs=1)
+    summary = run_experiment(load_spec(spec_file), RunOptions(out_dir=results, jobs=1))
     assert summary.counts == {"done": 6}
     values = root / "tiny.csv"
     assert record_values(load_spec(spec_file), results, values) == 6
