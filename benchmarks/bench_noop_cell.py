@@ -3,7 +3,7 @@
 The cell fits scikit-learn's ``DummyClassifier`` (no grid) on a 20-row twonorm sample, so what
 it costs is the runner's own: handing the cell to a worker, building the realisation, the
 record, its way back, the store transaction and the progress line. Each configuration runs
-:func:`kernbench.runner.execute.run_experiment` in this process twice, with ``--small`` and
+:func:`kernbench.runner.run.run_experiment` in this process twice, with ``--small`` and
 ``--large`` cells, into fresh results directories; the difference of the two wall times over
 the difference of the cell counts is the cost of one more cell, free of the start-up (worker
 start, imports, a method's warm-up) that both runs pay once: loky keeps its workers between
