@@ -35,7 +35,7 @@ def fit_once(C: float) -> dict:
     from kernbench.methods.cgens import CGENS
     from kernbench.runner.plan import plan_cells
     from kernbench.runner.preprocess import fit_scaler
-    from kernbench.spec import parse_spec
+    from kernbench.spec.load import parse_spec
 
     spec = {
         "name": "liver_stall",

@@ -68,7 +68,7 @@ def timed_run(
     """Wall and CPU seconds (:func:`tree_cpu`) of one ``kernbench run`` of ``n`` no-op cells
     (all of them done)."""
     from kernbench.runner.execute import run_experiment
-    from kernbench.spec import load_spec
+    from kernbench.spec.load import load_spec
 
     spec_path = workdir / f"noop-{n}.yaml"
     spec_path.write_text(SPEC.format(n=n))

@@ -364,7 +364,7 @@ def dask_trials(n: int, n_scheduler: int, root: Path) -> list[dict]:
         print("dask not installed: skipping the Dask trials (pip install 'kernbench[dask]')")
         return []
     from kernbench.runner.execute import run_experiment
-    from kernbench.spec import load_spec
+    from kernbench.spec.load import load_spec
 
     spec_path = root / "faults.yaml"
     reference = rh.cell_table(root / "reference")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from kernbench.runner.cell import run_cell
 from kernbench.runner.plan import parse_only, plan_cells
-from kernbench.spec import load_spec
+from kernbench.spec.load import load_spec
 
 
 def main() -> None:

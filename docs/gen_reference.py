@@ -3,9 +3,9 @@
 * ``docs/cli.md``: the command-line reference, written by Typer from ``kernbench.cli``
   (``typer kernbench.cli utils docs``).
 * ``docs/spec.md``: the block between the ``GENERATED`` markers, built from the spec's own schema:
-  the dataclasses of :mod:`kernbench.spec_types` (fields, defaults, numpy-style docstrings), the
-  key sets :mod:`kernbench.spec` validates against, and the table values of
-  :mod:`kernbench.records`.
+  the dataclasses of :mod:`kernbench.spec.types` (fields, defaults, numpy-style docstrings), the
+  key sets :mod:`kernbench.spec.load` validates against, and the table values of
+  :mod:`kernbench.cells.records`.
 
 Run ``python docs/gen_reference.py`` after changing the CLI or the spec schema;
 ``tests/test_docs.py`` fails while either page differs from what this script writes.
@@ -90,7 +90,7 @@ def _cell(text: str) -> str:
 
 def protocol_table() -> str:
     """One row per ``protocol`` key: default and meaning, from :class:`Protocol` itself."""
-    from kernbench.spec_types import Protocol
+    from kernbench.spec.types import Protocol
 
     docs = attribute_docs(Protocol)
     rows = ["| key | default | meaning |", "|---|---|---|"]
@@ -104,8 +104,8 @@ def protocol_table() -> str:
 
 
 def values_table() -> str:
-    """One row per ``table.value``, from :data:`kernbench.records.VALUES`."""
-    from kernbench.records import VALUES
+    """One row per ``table.value``, from :data:`kernbench.cells.records.VALUES`."""
+    from kernbench.cells.records import VALUES
 
     rows = ["| `table.value` | column heading | shown as |", "|---|---|---|"]
     for v in VALUES.values():
@@ -116,8 +116,8 @@ def values_table() -> str:
 
 def table_defaults() -> str:
     """``table`` keys with their defaults and meanings, from :class:`TableSpec`."""
-    from kernbench.spec import TABLE_KEYS
-    from kernbench.spec_types import TableSpec
+    from kernbench.spec.load import TABLE_KEYS
+    from kernbench.spec.types import TableSpec
 
     defaults = {f.name: _default(f) for f in dataclasses.fields(TableSpec)}
     docs = attribute_docs(TableSpec)
@@ -130,8 +130,8 @@ def table_defaults() -> str:
 
 
 def key_sets() -> str:
-    """The keys each part of a spec accepts, as :mod:`kernbench.spec` validates them."""
-    from kernbench import spec
+    """The keys each part of a spec accepts, as :mod:`kernbench.spec.load` validates them."""
+    from kernbench.spec import load as spec
 
     parts = [
         ("top level", spec.TOP_KEYS),

@@ -22,7 +22,7 @@ from rich.markup import escape
 from kernbench.datasets.cli import data_app
 from kernbench.errors import KernbenchError, UsageError, printable
 from kernbench.runner.plan import DEFAULT_MAX_CELLS
-from kernbench.spec_types import MAX_TIMEOUT_S
+from kernbench.spec.types import MAX_TIMEOUT_S
 
 app = typer.Typer(
     name="kernbench",
@@ -117,7 +117,7 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _no_store(path: Path) -> KernbenchError:
     """The error for a results path without a store, saying whether the path exists at all."""
     if not path.exists():
-        from kernbench.specs import results_hint
+        from kernbench.spec.shipped import results_hint
 
         return KernbenchError(
             f"{path}: no such file or directory (a results directory expected){results_hint(path)}"
@@ -259,14 +259,14 @@ def run(
 
         check_scheduler_address(scheduler)
         probe_scheduler(scheduler)
-    from kernbench.specs import resolve_spec
+    from kernbench.spec.shipped import resolve_spec
 
     path = resolve_spec(spec)
     computes = not dry_run and (fresh or _fresh_results_dir(path, out_dir))
     early = start_early(backend, worker_count(jobs), scheduler) if computes else None
     with early or contextlib.nullcontext():  # workers start, and import, as the spec is read
         from kernbench.runner.execute import cell_statuses, default_out_dir, run_experiment
-        from kernbench.spec import load_spec
+        from kernbench.spec.load import load_spec
 
         s = load_spec(path)
         _check_selected_count(s, max_cells, realisations, only_map)
@@ -358,7 +358,7 @@ def _fresh_results_dir(spec_file: Path, out_dir: Path | None) -> bool:
     """
     import re
 
-    from kernbench.reading import read_user_text
+    from kernbench.files.reading import read_user_text
     from kernbench.store import STORE_FILE
 
     if out_dir is None:
@@ -379,7 +379,7 @@ def _run_with_progress(run_experiment, s, target, jobs, fresh, realisations, onl
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from kernbench.run_progress import MovingEtaColumn, ProgressLines, RunClock, progress_mode
+    from kernbench.progress.live import MovingEtaColumn, ProgressLines, RunClock, progress_mode
 
     mode, every = progress_mode(err.is_terminal)
     clock = RunClock()
@@ -460,7 +460,7 @@ def _print_plan(s, cells, statuses, target: Path, fresh: bool) -> None:
 
 def _print_plan_estimate(cells, statuses, target: Path, fresh: bool, jobs: int) -> None:
     """The time the cells to run will take: from the store's done cells where it has timed
-    peers (a pilot run's), else from the cost model (:mod:`kernbench.cost`)."""
+    peers (a pilot run's), else from the cost model (:mod:`kernbench.progress.cost`)."""
     from kernbench.store import STORE_FILE, Store
 
     to_run = [c for c in cells if fresh or statuses[c.cell_id] not in ("done", "skipped")]
@@ -477,8 +477,8 @@ def _print_plan_estimate(cells, statuses, target: Path, fresh: bool, jobs: int) 
 def _estimate_lines_of(cells, rows, jobs: int) -> list[str]:
     """What ``cells`` will take, as an estimate: cell time, wall time at ``--jobs``, idle and
     under this machine's load, and where the numbers come from."""
-    from kernbench.cost import plan_cost
-    from kernbench.store.progress import format_seconds
+    from kernbench.progress.cost import plan_cost
+    from kernbench.progress.status import format_seconds
 
     cost = plan_cost(cells, rows, jobs=jobs)
     model = cost.cells - cost.from_store
@@ -570,8 +570,8 @@ def validate(
     Example: kernbench validate experiments/*.yaml
     """
     from kernbench.runner.plan import plan_cells
-    from kernbench.spec import load_spec
-    from kernbench.specs import resolve_spec
+    from kernbench.spec.load import load_spec
+    from kernbench.spec.shipped import resolve_spec
 
     failed = 0
     for spec in specs:
@@ -601,8 +601,8 @@ def validate(
 
 def _print_summary(s, path: Path, cells: int) -> None:
     """The composed spec in a few lines: data sets, methods, protocol, what it keeps of a base."""
-    from kernbench.spec import load_spec
-    from kernbench.spec_summary import base_spec_path, summary_lines
+    from kernbench.spec.load import load_spec
+    from kernbench.spec.summary import base_spec_path, summary_lines
 
     found = base_spec_path(path)
     base = load_spec(found[1], check_datasets=False) if found else None
@@ -671,8 +671,8 @@ def verify(
         values_path,
     )
     from kernbench.runner.verify import verify as verify_cells
-    from kernbench.spec import load_spec
-    from kernbench.specs import resolve_spec
+    from kernbench.spec.load import load_spec
+    from kernbench.spec.shipped import resolve_spec
 
     s = load_spec(resolve_spec(spec))
     path = values if values is not None else values_path(s)
@@ -727,7 +727,7 @@ def specs() -> None:
     """
     from rich.table import Table
 
-    from kernbench.specs import packaged_specs, specs_dir
+    from kernbench.spec.shipped import packaged_specs, specs_dir
 
     found = packaged_specs()
     if not found:
@@ -772,7 +772,7 @@ def table(
 
     Example: kernbench table results/quickstart --format latex
     """
-    from kernbench.records import VALUES
+    from kernbench.cells.records import VALUES
     from kernbench.report import build_table, render_table, write_table_md
 
     if fmt is not None and fmt not in ("md", "latex", "csv"):
@@ -800,7 +800,7 @@ def table(
     joined = "\n\n".join(texts)
     typer.echo(joined)
     if out_file is not None:
-        from kernbench.writing import write_text_file
+        from kernbench.files.writing import write_text_file
 
         write_text_file(out_file, joined + "\n")
 
@@ -866,7 +866,7 @@ def significance(
 
     Example: kernbench significance results/grand --bayes --control SVM-Perc
     """
-    from kernbench.records import VALUES
+    from kernbench.cells.records import VALUES
     from kernbench.report.collect import load_experiment
     from kernbench.report.significance import build_comparison
     from kernbench.report.significance_text import render_comparison
@@ -937,7 +937,7 @@ def plot(
             typer.echo(f"{name:<16} {getattr(builder, 'plot_help', '')}")
         return
     if kind not in PLOT_KINDS:
-        from kernbench.checking import _suggest
+        from kernbench.spec.checking import _suggest
 
         raise UsageError(
             "--kind",
@@ -970,7 +970,7 @@ def _selection(spec_path: Path | None):
         return None
     from kernbench.report import Selection
     from kernbench.runner.plan import plan_cells
-    from kernbench.spec import load_spec, spec_to_dict
+    from kernbench.spec.load import load_spec, spec_to_dict
 
     s = load_spec(spec_path)
     ids = frozenset(c.cell_id for c in plan_cells(s))
@@ -1007,7 +1007,7 @@ def status(
     """
     if by not in ("method", "dataset"):
         raise UsageError("--by", f"expected method or dataset, got {by!r}")
-    from kernbench.store.progress import read_progress
+    from kernbench.progress.status import read_progress
 
     progress = read_progress(_store_dir(path), jobs=jobs)
     if as_json:
@@ -1041,7 +1041,7 @@ def _print_progress(p, *, by: str, show_failed: bool) -> None:
 
     from rich.table import Table
 
-    from kernbench.store.progress import COLUMNS, format_seconds, format_time
+    from kernbench.progress.status import COLUMNS, format_seconds, format_time
 
     groups = p.by_method if by == "method" else p.by_dataset
     shown = [c for c in COLUMNS if c in ("done", "failed", "pending") or p.counts[c]]
@@ -1112,7 +1112,7 @@ def _totals_line(p) -> str:
 
 
 def _estimate_lines(p) -> list[str]:
-    from kernbench.store.progress import format_seconds
+    from kernbench.progress.status import format_seconds
 
     est = p.estimate
     run = p.running
@@ -1148,7 +1148,7 @@ def _estimate_lines(p) -> list[str]:
 def _run_estimate_lines(p) -> list[str]:
     """The run going on: how many of the cells it was asked for (its --realisations, --only)
     are left, and what they need (an estimate), before the whole spec's figures."""
-    from kernbench.store.progress import format_seconds
+    from kernbench.progress.status import format_seconds
 
     run, est = p.running, p.run_estimate
     if run is None or est is None:
@@ -1311,7 +1311,7 @@ def _describe_method(name: str) -> None:
     from rich.table import Table
 
     from kernbench.methods.describe import describe_method
-    from kernbench.spec_types import PLUGIN_PREFIX
+    from kernbench.spec.types import PLUGIN_PREFIX
 
     try:
         cls, params = describe_method(name)

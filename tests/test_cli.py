@@ -415,10 +415,10 @@ def test_signal_exit_statuses_are_documented():
 
 
 def test_dry_run_estimates_the_run_from_a_pilot(tmp_path, monkeypatch):
-    import kernbench.cost as cost
-    from kernbench.cost_calibration import CALIBRATION
+    import kernbench.progress.cost as cost
+    from kernbench.progress.cost_calibration import CALIBRATION
+    from kernbench.progress.status import format_seconds
     from kernbench.runner.backends import worker_count
-    from kernbench.store.progress import format_seconds
 
     monkeypatch.setattr(cost, "machine_load", lambda: None)  # the idle figure only
     spec = write_spec(tmp_path, SPEC)

@@ -10,12 +10,12 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-import kernbench.cost as cost
+import kernbench.progress.cost as cost
 from kernbench.cli import app
-from kernbench.cost import cell_units, plan_cost, seconds_per_cell
-from kernbench.cost_calibration import CALIBRATION
+from kernbench.progress.cost import cell_units, plan_cost, seconds_per_cell
+from kernbench.progress.cost_calibration import CALIBRATION
 from kernbench.runner.plan import plan_cells
-from kernbench.spec import load_spec
+from kernbench.spec.load import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = {

@@ -9,7 +9,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from kernbench.identity import digest, dumps, to_jsonable
+from kernbench.cells.identity import digest, dumps, to_jsonable
 
 
 class _Letter(enum.StrEnum):

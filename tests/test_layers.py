@@ -48,7 +48,7 @@ RULES = [
         ("kernbench.weak", "kernbench.methods", "kernbench.runner", "kernbench.report"),
     ),
     ("kernbench.store", ("kernbench.runner", "kernbench.methods", "kernbench.report")),
-    ("kernbench.records", ("kernbench.store", "kernbench.runner", "kernbench.report")),
+    ("kernbench.cells.records", ("kernbench.store", "kernbench.runner", "kernbench.report")),
 ]
 
 

@@ -141,7 +141,7 @@ def test_split_run_on_two_machines_merges_into_the_full_run(tmp_path):
     path = tmp_path / "split.yaml"
     path.write_text(yaml.safe_dump(spec), encoding="utf-8")
     from kernbench.runner.execute import run_experiment
-    from kernbench.spec import load_spec
+    from kernbench.spec.load import load_spec
 
     s = load_spec(path)
     run_experiment(s, out_dir=tmp_path / "full", jobs=1)

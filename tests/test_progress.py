@@ -19,8 +19,8 @@ import yaml
 from typer.testing import CliRunner
 
 from kernbench.cli import app
+from kernbench.progress.status import cell_time_model, format_seconds, progress_of, read_progress
 from kernbench.store import STORE_FILE, Store
-from kernbench.store.progress import cell_time_model, format_seconds, progress_of, read_progress
 
 runner = CliRunner()
 
@@ -349,7 +349,7 @@ def test_status_loads_no_heavy_library():
     """`kernbench status` stays quick beside a long run: reading the progress imports neither
     pandas, scikit-learn, scipy nor matplotlib."""
     code = (
-        "import sys, kernbench.cli, kernbench.store.progress; "
+        "import sys, kernbench.cli, kernbench.progress.status; "
         "print(sorted(m for m in ('sklearn', 'scipy', 'pandas', 'matplotlib') "
         "if m in sys.modules))"
     )
@@ -520,7 +520,7 @@ def test_a_run_records_the_keys_of_the_cells_it_was_asked_for(tmp_path):
     """What `status` reads to estimate the run going on: each cell's dataset, realisation and
     method beside its id, for the cells this run computes (here --realisations 1 of 2)."""
     from kernbench.runner.execute import run_experiment
-    from kernbench.spec import load_spec
+    from kernbench.spec.load import load_spec
     from kernbench.store.sqlite import ACTIVE_RUN
 
     spec = tmp_path / "progress.yaml"

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from kernbench.reading import FileTooLarge, NotARegularFile, read_user_file, read_user_text
+from kernbench.files.reading import FileTooLarge, NotARegularFile, read_user_file, read_user_text
 
 
 def test_a_regular_file_under_the_cap_is_read_whole(tmp_path):

@@ -10,7 +10,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kernbench.cli import app
-from kernbench.run_progress import ProgressLines, RunClock, format_clock, progress_mode
+from kernbench.progress.live import ProgressLines, RunClock, format_clock, progress_mode
 
 runner = CliRunner()
 
@@ -117,7 +117,7 @@ def test_run_without_a_terminal_prints_progress_lines(tmp_path: Path, monkeypatc
 
 
 def test_the_rate_is_written_in_plain_digits_at_any_speed():
-    from kernbench.run_progress import _per_minute
+    from kernbench.progress.live import _per_minute
 
     assert _per_minute(2, 0.033) == "3636"  # fast cells: no scientific notation
     assert _per_minute(12, 300.0) == "2.4"

@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from kernbench.writing import open_no_follow, refuse_symlinks, replace_file, write_text_file
+from kernbench.files.writing import open_no_follow, refuse_symlinks, replace_file, write_text_file
 
 
 def test_replacing_a_planted_symlink_leaves_its_target_alone(tmp_path):

@@ -454,7 +454,7 @@ def unavailable(
 def offline_hint(missing: Iterable[str]) -> str:
     """What to run to make ``missing`` datasets available, first; then which datasets and files
     are missing, the first few of each with a count (one screen, however many are missing)."""
-    from kernbench.listing import cut_list
+    from kernbench.spec.listing import cut_list
 
     names = sorted(set(missing))
     fetch = _fetch_command(names)

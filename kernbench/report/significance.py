@@ -41,7 +41,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from kernbench.records import PERCENT_VALUES
+from kernbench.cells.records import PERCENT_VALUES
 from kernbench.report.bayes import (
     BayesResult,
     correlated_ttest_probs,

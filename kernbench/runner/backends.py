@@ -24,8 +24,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from kernbench.cells.records import CellRecord
 from kernbench.errors import KernbenchError
-from kernbench.records import CellRecord
 from kernbench.runner.cell import cell_record, run_cell
 from kernbench.runner.early_workers import (
     CELL_MODULES,

@@ -18,15 +18,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import kernbench
+from kernbench.cells.records import FINAL_STATUSES, CellRecord
 from kernbench.errors import KernbenchError, StoreError, UsageError
-from kernbench.records import FINAL_STATUSES, CellRecord
 from kernbench.runner.backends import BackendError, CellExecutor
 from kernbench.runner.cell import cell_record, git_revision
 from kernbench.runner.order import longest_first
 from kernbench.runner.plan import DEFAULT_MAX_CELLS, Cell, plan_cells
 from kernbench.runner.stop import signals_stop
-from kernbench.spec import spec_to_dict
-from kernbench.spec_types import MethodSpec, Spec
+from kernbench.spec.load import spec_to_dict
+from kernbench.spec.types import MethodSpec, Spec
 from kernbench.store import CSV_FILE, STORE_FILE, Store
 from kernbench.store.backup import backup_every, backup_store, check_store
 from kernbench.store.lock import RunLock, describe_holder
@@ -340,7 +340,7 @@ def _take_parameters(
     take = cell.method.take
     if take is None:
         return cell
-    from kernbench.param_transforms import TRANSFORMS
+    from kernbench.spec.param_transforms import TRANSFORMS
 
     row = store.row(cell.source_id) if cell.source_id else None
     if row is None or row["status"] != "done":

@@ -78,7 +78,7 @@ def child_env(**extra: str) -> dict[str, str]:
 def run_reference(spec_path: Path, out_dir: Path) -> dict[str, tuple]:
     """An uninterrupted in-process run; returns its cell table."""
     from kernbench.runner.execute import run_experiment
-    from kernbench.spec import load_spec
+    from kernbench.spec.load import load_spec
 
     summary = run_experiment(load_spec(spec_path), out_dir=out_dir, jobs=1)
     assert summary.ok, summary.failed
@@ -230,7 +230,7 @@ def kill_trial(
     during start-up).
     """
     from kernbench.runner.execute import run_experiment
-    from kernbench.spec import load_spec
+    from kernbench.spec.load import load_spec
 
     env = child_env()
     delay_max = 0.15  # a cell takes ~0.1 s: kill around the next few cells
@@ -321,7 +321,7 @@ def scheduler_kill_trial(
     """Run on a scheduler + 1 worker (separate processes), SIGKILL the scheduler after the
     first committed cell, wait for ``kernbench run`` to give up, then rerun locally."""
     from kernbench.runner.execute import run_experiment
-    from kernbench.spec import load_spec
+    from kernbench.spec.load import load_spec
 
     root = Path(root)
     out = root / "sched"

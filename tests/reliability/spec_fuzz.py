@@ -247,7 +247,7 @@ def run_case(text: str, description: str, workdir: Path, monkeypatch: Any) -> Ca
     from kernbench.cli import app
     from kernbench.errors import SpecError
     from kernbench.runner.plan import plan_cells
-    from kernbench.spec import load_spec
+    from kernbench.spec.load import load_spec
 
     def plan_only(spec: Any, *, out_dir: Any, realisations: Any = None, only: Any = None, **_: Any):
         cells = plan_cells(spec, realisations=realisations, only=only)

@@ -32,7 +32,7 @@ def test_worker_killed_mid_run_loses_nothing(cluster, reference_run, tmp_path):
     from dask.distributed import Client
 
     from kernbench.runner.execute import run_experiment
-    from kernbench.spec import load_spec
+    from kernbench.spec.load import load_spec
 
     spec, _, reference = reference_run
     killed: dict[str, object] = {}

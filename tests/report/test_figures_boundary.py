@@ -18,7 +18,7 @@ from kernbench.datasets.generators import threenorm, threenorm_bayes_decision
 from kernbench.report.collect import load_experiment
 from kernbench.report.figures_boundary import boundary_figures, boundary_trace_figures
 from kernbench.runner.execute import run_experiment
-from kernbench.spec import load_spec
+from kernbench.spec.load import load_spec
 
 
 def scipy_threenorm_bayes(X: np.ndarray, a: float) -> np.ndarray:

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from kernbench.records import FRAME_COLUMNS
+from kernbench.cells.records import FRAME_COLUMNS
 from kernbench.runner.backends import compute_cell
 from kernbench.runner.dask_batches import (
     BATCH_TARGET_S,
@@ -23,7 +23,7 @@ from kernbench.runner.dask_batches import (
 from kernbench.runner.execute import run_experiment
 from kernbench.runner.lost_workers import note_pid
 from kernbench.runner.plan import plan_cells
-from kernbench.spec import load_spec
+from kernbench.spec.load import load_spec
 from kernbench.store import Store
 
 SPEC = {

@@ -182,7 +182,7 @@ def _refuse_while_the_thread_waits_in_joblib(monkeypatch, tmp_path) -> tuple[int
     joblib for a cold pool's imports: (exit code, kernbench threads alive as it returned)."""
     from typer.testing import CliRunner
 
-    import kernbench.spec
+    import kernbench.spec.load
     from kernbench.cli import app
 
     ew.stop_local_workers()  # a cold pool: the workers import for seconds
@@ -196,7 +196,7 @@ def _refuse_while_the_thread_waits_in_joblib(monkeypatch, tmp_path) -> tuple[int
         seen_waiting.append(_early_thread_waits_in_joblib())
         return real_load_spec(path)  # refused: no such estimator
 
-    monkeypatch.setattr(kernbench.spec, "load_spec", load_spec_once_the_thread_waits)
+    monkeypatch.setattr(kernbench.spec.load, "load_spec", load_spec_once_the_thread_waits)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     spec = tmp_path / "refused.yaml"
     spec.write_text(REFUSED_SPEC)

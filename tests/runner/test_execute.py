@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kernbench.records import FRAME_COLUMNS, CellRecord
+from kernbench.cells.records import FRAME_COLUMNS, CellRecord
 from kernbench.runner import execute
 from kernbench.runner.backends import CellExecutor
 from kernbench.runner.execute import run_experiment
-from kernbench.spec import load_spec
+from kernbench.spec.load import load_spec
 from kernbench.store import Store
 
 SPEC = {

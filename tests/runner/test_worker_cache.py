@@ -13,7 +13,7 @@ from kernbench.datasets import make_realisation
 from kernbench.runner import worker_cache
 from kernbench.runner.plan import plan_cells
 from kernbench.runner.preprocess import fit_scaler
-from kernbench.spec import load_spec
+from kernbench.spec.load import load_spec
 
 SPEC = {
     "name": "cache",

@@ -1,4 +1,4 @@
-"""YAML experiment spec -> validated, typed :class:`~kernbench.spec_types.Spec`.
+"""YAML experiment spec -> validated, typed :class:`~kernbench.spec.types.Spec`.
 
 Only a safe YAML loader is used. Every problem raises :class:`~kernbench.errors.SpecError`
 naming the file, the key path (``methods.CGENS.grid.C[2]``), the bad value and what was expected,
@@ -18,13 +18,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kernbench.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, load_yaml
+from kernbench.cells.records import VALUES
 from kernbench.datasets.user import FILE_DATASET_KEYS  # a data file in place of a catalogue name
 from kernbench.errors import DataError
-from kernbench.reading import FileTooLarge, NotARegularFile
-from kernbench.records import VALUES
-from kernbench.spec_keep import SELECT_KEYS, refuse_relisted, select_from_base
-from kernbench.spec_types import (
+from kernbench.files.reading import FileTooLarge, NotARegularFile
+from kernbench.spec.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, load_yaml
+from kernbench.spec.keep import SELECT_KEYS, refuse_relisted, select_from_base
+from kernbench.spec.types import (
     MAX_TIMEOUT_S,
     DatasetSpec,
     MethodSpec,
@@ -99,7 +99,7 @@ SPLIT_KEYS = (
     "per_class",
     "fallback",
 )
-REMOVE_KEYS = SELECT_KEYS  # what keep: and remove: name (kernbench.spec_keep)
+REMOVE_KEYS = SELECT_KEYS  # what keep: and remove: name (kernbench.spec.keep)
 _MAX_EXTENDS = 8
 
 
@@ -108,7 +108,7 @@ def compose_spec(
 ) -> dict[str, Any]:
     """``extends: BASE`` (a shipped spec's name, or a file relative to this spec): the base's
     datasets and methods that ``keep: {methods: [...], datasets: [...]}`` keeps (all without it),
-    less ``remove:`` (both by table label or catalogue name, :mod:`kernbench.spec_keep`), plus
+    less ``remove:`` (both by table label or catalogue name, :mod:`kernbench.spec.keep`), plus
     this spec's (a label of the base is replaced); the base's protocol under this spec's
     ``protocol`` keys, except those that decide the splits (:data:`SPLIT_KEYS`), which stay the
     base's. The base's table reference (published numbers of a paper's table) is dropped.
@@ -119,7 +119,7 @@ def compose_spec(
         An unknown base, a label to remove that the base lacks, a split key changed.
     """
     from kernbench.errors import UsageError
-    from kernbench.specs import resolve_spec
+    from kernbench.spec.shipped import resolve_spec
 
     ck = _Checker(str(path))
     base_name = ck.string(data["extends"], "extends")
@@ -578,7 +578,7 @@ def _parse_take(
 ) -> TakeSpec:
     """``take: {from: LABEL, params: {target: source | {param: source, transform: NAME}}}``."""
     from kernbench.methods.plugins import method_class
-    from kernbench.param_transforms import TRANSFORMS
+    from kernbench.spec.param_transforms import TRANSFORMS
 
     t = ck.mapping(raw, path, "a mapping {from, params}")
     ck.known_keys(t, TAKE_KEYS, path)
@@ -924,7 +924,7 @@ def _parse_table(
 
 def _check_reference_place(ck: _Checker, file: str, ref_path: Path) -> None:
     """A reference file lives in the spec's directory tree or in kernbench's package data."""
-    roots = (Path(ck.file).parent.resolve(), Path(__file__).resolve().parent)
+    roots = (Path(ck.file).parent.resolve(), Path(__file__).resolve().parents[1])
     if not any(ref_path.is_relative_to(root) for root in roots):
         raise ck.fail(
             "table.reference.file",

@@ -50,7 +50,7 @@ def specs_dir() -> Path | None:
     packaged = resources.files("kernbench") / "experiments"
     if packaged.is_dir():
         return Path(str(packaged))
-    checkout = Path(__file__).resolve().parents[1] / "experiments"
+    checkout = Path(__file__).resolve().parents[2] / "experiments"
     if checkout.is_dir() and (checkout.parent / "pyproject.toml").is_file():
         return checkout
     return None

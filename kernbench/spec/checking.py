@@ -1,7 +1,7 @@
 """Validation shared by every file kernbench reads from a user: YAML loading with limits, and a
 checker whose errors name the file, the key path, the bad value and what was expected.
 
-The spec (:mod:`kernbench.spec`) and the user dataset catalogues both use it.
+The spec (:mod:`kernbench.spec.load`) and the user dataset catalogues both use it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from kernbench.errors import SpecError
-from kernbench.reading import FileTooLarge, NotARegularFile, read_user_text
+from kernbench.files.reading import FileTooLarge, NotARegularFile, read_user_text
 
 __all__ = ["_NAME_RE", "_Checker", "_show", "_suggest", "load_yaml"]
 

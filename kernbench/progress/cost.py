@@ -5,7 +5,7 @@ the grid's points times the CV folds plus the refit, rounds the first of :data:`
 the method sets. A method's CPU seconds per cell are ``c × size ** p``, with ``c`` and ``p`` per
 estimator fitted to the CPU times of the cells recorded in the shipped values files
 (``experiments/values/*.csv``) by ``benchmarks/calibrate_cost_model.py``, which writes
-:mod:`kernbench.cost_calibration` (the log: ``benchmarks/logs/cost_model.md``). An estimator
+:mod:`kernbench.progress.cost_calibration` (the log: ``benchmarks/logs/cost_model.md``). An estimator
 without recorded cells (a plug-in, another package's class) gets the median estimator's ``c``
 and ``p``, and is named as such. The exponents are small (0.1-0.5: at the recorded sizes a cell's
 time is mostly what does not grow with it), so far beyond the recorded sizes (up to about 10^9
@@ -13,7 +13,7 @@ units, a few thousand rows) the estimate is low.
 
 Once a store has ``done`` cells, their times take precedence (:func:`plan_cost`): the mean time
 of the same method and dataset, else the method's time scaled to the dataset, else the method's
-mean (:func:`kernbench.store.progress.cell_time_estimator`, which ``kernbench status`` uses
+mean (:func:`kernbench.progress.status.cell_time_estimator`, which ``kernbench status`` uses
 too); the model fills in the rest. The runner's longest-first order uses the same size
 (:func:`kernbench.runner.order.longest_first`).
 
@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kernbench.spec_types import DatasetSpec, MethodSpec, Protocol
+from kernbench.spec.types import DatasetSpec, MethodSpec, Protocol
 
 __all__ = [
     "PlanCost",
@@ -99,7 +99,7 @@ def _path_param(method: MethodSpec) -> str | None:
 
 def seconds_per_cell(estimator: str, units: float) -> tuple[float, bool]:
     """``(modelled CPU seconds of a cell of this size, whether the estimator is calibrated)``."""
-    from kernbench.cost_calibration import CALIBRATION
+    from kernbench.progress.cost_calibration import CALIBRATION
 
     known = CALIBRATION["estimators"]
     if estimator in known:
@@ -168,8 +168,8 @@ def plan_cost(
     jobs : int
         ``--jobs`` (-1: one per core).
     """
-    from kernbench.cost_calibration import CALIBRATION
-    from kernbench.store.progress import cell_time_estimator
+    from kernbench.progress.cost_calibration import CALIBRATION
+    from kernbench.progress.status import cell_time_estimator
 
     done = done_cpu_times(rows)
     estimate = cell_time_estimator(done) if done else None

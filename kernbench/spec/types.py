@@ -1,4 +1,4 @@
-"""Typed, validated experiment spec objects (built by :mod:`kernbench.spec`)."""
+"""Typed, validated experiment spec objects (built by :mod:`kernbench.spec.load`)."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ class TakeSpec:
         The label of the method whose chosen parameters are taken.
     params : dict
         ``target parameter -> (source parameter, transform name)``; the transforms are
-        :data:`kernbench.param_transforms.TRANSFORMS` (``identity``, ``gamma_to_sigma`` ...).
+        :data:`kernbench.spec.param_transforms.TRANSFORMS` (``identity``, ``gamma_to_sigma`` ...).
     """
 
     source: str
@@ -147,9 +147,9 @@ class PluginFile:
 
         Raises
         ------
-        kernbench.reading.NotARegularFile, kernbench.reading.FileTooLarge, UnicodeDecodeError
+        kernbench.files.reading.NotARegularFile, kernbench.files.reading.FileTooLarge, UnicodeDecodeError
         """
-        from kernbench.reading import read_user_file
+        from kernbench.files.reading import read_user_file
 
         data = read_user_file(path, PLUGIN_CAP, "plug-in file")
         return cls(path.name, hashlib.sha256(data).hexdigest(), data.decode("utf-8"))
@@ -217,7 +217,7 @@ class TableSpec:
     Attributes
     ----------
     value : str
-        What a cell shows: a name of :data:`kernbench.records.VALUES` (``--value`` overrides it).
+        What a cell shows: a name of :data:`kernbench.cells.records.VALUES` (``--value`` overrides it).
     spread : "std" | "stderr"
         The spread after ``±``: sample standard deviation (ddof 1) or standard error (std / √n).
     format : "md" | "latex" | "csv"

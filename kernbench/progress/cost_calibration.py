@@ -1,4 +1,4 @@
-"""Calibration of :mod:`kernbench.cost`, written by
+"""Calibration of :mod:`kernbench.progress.cost`, written by
 ``benchmarks/calibrate_cost_model.py`` on 2026-11-29 (the log:
 ``benchmarks/logs/cost_model.md``); do not edit by hand.
 

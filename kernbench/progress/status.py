@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernbench.records import FINAL_STATUSES
+from kernbench.cells.records import FINAL_STATUSES
 from kernbench.store.sqlite import ACTIVE_RUN, STORE_FILE, Store
 
 #: the status columns, in display order (``pending``: in the plan, no row yet)

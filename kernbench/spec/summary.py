@@ -8,8 +8,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from kernbench.listing import cut_list
-from kernbench.spec_types import DatasetSpec, Spec
+from kernbench.spec.listing import cut_list
+from kernbench.spec.types import DatasetSpec, Spec
 
 __all__ = ["base_spec_path", "summary_lines"]
 
@@ -20,8 +20,8 @@ _SHOWN = 30
 def base_spec_path(path: str | os.PathLike[str]) -> tuple[str, Path] | None:
     """``(the name after extends:, the base spec's file)`` of a spec file that extends another,
     else None (also for a file that cannot be read: the spec reader says what is wrong)."""
-    from kernbench.checking import load_yaml
-    from kernbench.specs import resolve_spec
+    from kernbench.spec.checking import load_yaml
+    from kernbench.spec.shipped import resolve_spec
 
     try:
         data = load_yaml(path)
