@@ -2,7 +2,8 @@
 
 Writes ``kernbench/progress/cost_calibration.py`` from three measurements:
 
-* per estimator, CPU seconds per cell ``c × size ** p`` (size: :func:`kernbench.progress.cost.cell_units`),
+* per estimator, CPU seconds per cell ``c × size ** p`` (size:
+  :func:`kernbench.progress.cost.cell_units`),
   fitted on the logs to the mean CPU time of each (spec, dataset, method) in the shipped values
   files ``experiments/values/*.csv`` (each cell's ``cpu_s``, recorded with
   ``kernbench verify SPEC --record``), the cells located by planning their spec;

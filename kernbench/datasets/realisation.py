@@ -2,7 +2,8 @@
 
 A realisation depends only on (experiment seed, dataset, index) and the dataset options, never on
 the method, so every method of a table sees identical splits (paired comparisons). Seeds derive from
-:func:`kernbench.cells.seeds.derive_seed` with the canonical dataset name (aliases give the same splits).
+:func:`kernbench.cells.seeds.derive_seed` with the canonical dataset name (aliases give the same
+splits).
 
 Split kinds recorded in ``info["split"]``:
 

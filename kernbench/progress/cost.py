@@ -5,7 +5,8 @@ the grid's points times the CV folds plus the refit, rounds the first of :data:`
 the method sets. A method's CPU seconds per cell are ``c × size ** p``, with ``c`` and ``p`` per
 estimator fitted to the CPU times of the cells recorded in the shipped values files
 (``experiments/values/*.csv``) by ``benchmarks/calibrate_cost_model.py``, which writes
-:mod:`kernbench.progress.cost_calibration` (the log: ``benchmarks/logs/cost_model.md``). An estimator
+:mod:`kernbench.progress.cost_calibration` (the log: ``benchmarks/logs/cost_model.md``). An
+estimator
 without recorded cells (a plug-in, another package's class) gets the median estimator's ``c``
 and ``p``, and is named as such. The exponents are small (0.1-0.5: at the recorded sizes a cell's
 time is mostly what does not grow with it), so far beyond the recorded sizes (up to about 10^9

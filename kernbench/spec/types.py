@@ -147,7 +147,8 @@ class PluginFile:
 
         Raises
         ------
-        kernbench.files.reading.NotARegularFile, kernbench.files.reading.FileTooLarge, UnicodeDecodeError
+        kernbench.files.reading.NotARegularFile, kernbench.files.reading.FileTooLarge,
+        UnicodeDecodeError
         """
         from kernbench.files.reading import read_user_file
 
@@ -217,7 +218,8 @@ class TableSpec:
     Attributes
     ----------
     value : str
-        What a cell shows: a name of :data:`kernbench.cells.records.VALUES` (``--value`` overrides it).
+        What a cell shows: a name of :data:`kernbench.cells.records.VALUES` (``--value``
+        overrides it).
     spread : "std" | "stderr"
         The spread after ``±``: sample standard deviation (ddof 1) or standard error (std / √n).
     format : "md" | "latex" | "csv"

@@ -1,8 +1,8 @@
 """The results store: written by the runner, read by the report.
 
 ``sqlite.py`` holds the store itself (one sqlite file per results directory), ``lock.py`` the
-one-run-per-directory lock, ``merge.py`` the merge of stores from several machines (how far a run has got is
-:mod:`kernbench.progress.status`, which reads the store).
+one-run-per-directory lock, ``merge.py`` the merge of stores from several machines
+(how far a run has got is :mod:`kernbench.progress.status`, which reads the store).
 """
 
 from kernbench.cells.identity import dumps, to_jsonable
