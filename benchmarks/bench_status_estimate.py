@@ -4,8 +4,8 @@ For every (method, dataset) pair with done cells in a results store, the pair's 
 and its mean cell time is predicted from the other done cells, by the estimator `kernbench status`
 uses (`kernbench.progress.status.cell_time_model`: log t = a_method + b_dataset) and by its
 peer, the method's mean over the other datasets (what `status` used before). Prints, per store,
-the median factor between prediction and actual time (exp of the median |log ratio|) and the share of pairs
-predicted within 2x. Reads the stores only.
+the median factor between prediction and actual time (exp of the median |log ratio|) and the
+share of pairs predicted within 2x. Reads the stores only.
 
     python benchmarks/bench_status_estimate.py results/uci_fourier_perceptron results/uci_stumps
 """
