@@ -106,3 +106,13 @@ def _same(item: object) -> object:
     if isinstance(item, DatasetSpec):
         return (item.name, item.options, item.entry)
     return item
+
+
+def summary_with_base(spec: Spec, path: Path, cells: int) -> list[str]:
+    """:func:`summary_lines` of the spec read from ``path``, its base read too when it extends
+    one (what it keeps of the base is part of the summary)."""
+    from kernbench.spec.load import load_spec
+
+    found = base_spec_path(path)
+    base = load_spec(found[1], check_datasets=False) if found else None
+    return summary_lines(spec, cells, base, found[0] if found else "")
