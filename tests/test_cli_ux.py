@@ -9,7 +9,8 @@ from pathlib import Path
 import yaml
 from typer.testing import CliRunner
 
-from kernbench.cli import app, run
+from kernbench.cli import app
+from kernbench.cli.run import run
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICKSTART = str(ROOT / "experiments" / "quickstart.yaml")

@@ -349,7 +349,7 @@ def test_status_loads_no_heavy_library():
     """`kernbench status` stays quick beside a long run: reading the progress imports neither
     pandas, scikit-learn, scipy nor matplotlib."""
     code = (
-        "import sys, kernbench.cli, kernbench.progress.status; "
+        "import sys, kernbench.cli.application, kernbench.progress.status; "
         "print(sorted(m for m in ('sklearn', 'scipy', 'pandas', 'matplotlib') "
         "if m in sys.modules))"
     )
