@@ -7,14 +7,16 @@ import sys
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 
 from kernbench.cli.render import method_table, specs_table
-from kernbench.cli.state import current
+from kernbench.cli.state import state_of
 from kernbench.errors import KernbenchError, UsageError
 
 
 def methods(
+    ctx: typer.Context,
     name: Annotated[
         str | None, typer.Argument(help="A method: its parameters in full (else list all).")
     ] = None,
@@ -26,7 +28,7 @@ def methods(
     A plug-in file's class: kernbench methods my_method:MyClass (the file my_method.py)
     """
     if name is not None:
-        describe(name)
+        describe(state_of(ctx).out, name)
         return
     from kernbench.methods import default_params, registry
 
@@ -50,7 +52,7 @@ def list_entry_point_methods() -> None:
         typer.echo(f"{key:<14} {ep.value}  [{dist}]")
 
 
-def describe(name: str) -> None:
+def describe(out: Console, name: str) -> None:
     """One method: where its class lives, its summary, its path parameter and parameters."""
     from kernbench.methods.describe import describe_method
     from kernbench.spec.types import PLUGIN_PREFIX
@@ -59,7 +61,6 @@ def describe(name: str) -> None:
         cls, params = describe_method(name)
     except KeyError as exc:
         raise UsageError("NAME", f"{exc.args[0]} (`kernbench methods` lists them)") from None
-    out = current().out
     own = vars(cls).get("__doc__")  # its own: not a base's (scikit-learn's mixins have theirs)
     summary = inspect.cleandoc(own or "(no docstring)").split("\n\n", 1)[0].replace("\n", " ")
     where = f"{cls.__module__}.{cls.__qualname__}"
@@ -73,7 +74,7 @@ def describe(name: str) -> None:
     method_table(out, params)
 
 
-def specs() -> None:
+def specs(ctx: typer.Context) -> None:
     """List the paper specs shipped with kernbench (run one by name from any directory).
 
     Examples: kernbench specs · kernbench run quickstart · kernbench run cgens-table1
@@ -83,4 +84,4 @@ def specs() -> None:
     found = packaged_specs()
     if not found:
         raise KernbenchError("no shipped specs (this installation lacks kernbench/experiments)")
-    specs_table(current().out, found, specs_dir())
+    specs_table(state_of(ctx).out, found, specs_dir())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from kernbench.cli.state import EXIT_INTERNAL, EXIT_USAGE, CliState, current
+from kernbench.cli.state import EXIT_INTERNAL, EXIT_USAGE, CliState, state_of
 from kernbench.errors import KernbenchError, printable
 
 
@@ -35,12 +36,32 @@ def _internal(state: CliState, what: str) -> typer.Exit:
     return typer.Exit(EXIT_INTERNAL)
 
 
+_CTX = "guard_ctx"  # the context parameter the guard adds to a verb that takes none
+
+
+def _with_context(fn: Callable[..., Any]) -> tuple[inspect.Signature, str, bool]:
+    """``fn``'s signature with a ``typer.Context`` parameter (its own, or one added), the
+    parameter's name, and whether ``fn`` takes it."""
+    sig = inspect.signature(fn, eval_str=True)
+    own = [n for n, p in sig.parameters.items() if p.annotation is typer.Context]
+    if own:
+        return sig, own[0], True
+    added = inspect.Parameter(_CTX, inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
+    return sig.replace(parameters=[*sig.parameters.values(), added]), _CTX, False
+
+
 def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` with library errors turned into a one-line message and exit code 2."""
+    """``fn`` with library errors turned into a one-line message and exit code 2.
+
+    The guard reads ``--debug`` from the command's context, which Typer passes to the verb's
+    ``typer.Context`` parameter (added to the signature Typer sees when the verb has none).
+    """
+    sig, ctx_name, takes_ctx = _with_context(fn)
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        state = current()
+        ctx = kwargs.get(ctx_name) if takes_ctx else kwargs.pop(ctx_name, None)
+        state = state_of(ctx)
         try:
             return fn(*args, **kwargs)
         except typer.Exit:
@@ -68,6 +89,7 @@ def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
                 raise
             raise _internal(state, f"{type(exc).__name__}: {escape(printable(str(exc)))}") from None
 
+    wrapper.__signature__ = sig  # type: ignore[attr-defined]
     return wrapper
 
 

@@ -18,9 +18,9 @@ class Backend(StrEnum):
     dask = "dask"  # a Dask cluster: --scheduler, or a LocalCluster
 
 
-def path_value(value: str) -> Path:
+def path_value(value: str | Path) -> Path:
     """A path option's value; an empty one (``--out ""``) is refused, not read as ``.``."""
-    if not value.strip():
+    if not str(value).strip():
         raise typer.BadParameter("an empty path; give a directory or file name")
     return Path(value)
 

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from kernbench.cli.options import path_value
-from kernbench.cli.state import current
+from kernbench.cli.state import state_of
 
 paper_app = typer.Typer(no_args_is_help=True, add_completion=False)
 
@@ -77,6 +77,7 @@ def multiboost_cw_convergence(
 
 @paper_app.command("multiboost-cw-fig6")
 def multiboost_cw_fig6(
+    ctx: typer.Context,
     csv: Annotated[
         Path, typer.Option("--csv", help="benchmarks/bench_fcd.py's replay CSV.")
     ] = Path("benchmarks/results/bench_fcd_fig6.csv"),
@@ -84,10 +85,10 @@ def multiboost_cw_fig6(
         Path, typer.Option("--out", parser=path_value, help="The PNG to write.")
     ] = Path("results/multiboost_cw_fig6.png"),
 ) -> None:
-    """MultiBoost_cw Fig. 6: the objective against iterations and solver time, FCD vs L-BFGS-B.
+    """MultiBoost_cw Figure 6: the objective against iterations and solver time, FCD vs L-BFGS-B.
 
     Example: kernbench paper multiboost-cw-fig6 --out results/figures/multiboost_cw_fig6.png
     """
     from kernbench.report.figures_multiboost_cw import save_fig6
 
-    current().out.print(str(save_fig6(csv, out_file)), highlight=False)
+    state_of(ctx).out.print(str(save_fig6(csv, out_file)), highlight=False)

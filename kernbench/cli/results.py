@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
 from kernbench.cli.options import path_value
-from kernbench.cli.state import current
+from kernbench.cli.state import state_of
 from kernbench.errors import UsageError, printable
 
 PATH_ARGUMENT = typer.Argument(help="A results directory or a parent of several.")
@@ -36,6 +37,7 @@ def check_value(value: str | None) -> None:
 
 
 def table(
+    ctx: typer.Context,
     path: Annotated[Path, PATH_ARGUMENT],
     fmt: Annotated[
         str | None, typer.Option("--format", help="md | latex | csv.", show_default="the spec's")
@@ -70,7 +72,8 @@ def table(
         raise UsageError("--format", f"expected md, latex or csv, got {fmt!r}")
     check_value(value)
     chosen = selection(spec)
-    texts = [table_text(directory, fmt, value, reference, chosen) for directory in stores_at(path)]
+    err = state_of(ctx).err
+    texts = [table_text(err, d, fmt, value, reference, chosen) for d in stores_at(path)]
     joined = "\n\n".join(texts)
     typer.echo(joined)
     if out_file is not None:
@@ -80,12 +83,11 @@ def table(
 
 
 def table_text(
-    directory: Path, fmt: str | None, value: str | None, reference: bool, chosen: Any
+    err: Console, directory: Path, fmt: str | None, value: str | None, reference: bool, chosen: Any
 ) -> str:
     """One store's table as text; the spec's own markdown table is kept as its table.md."""
     from kernbench.report import build_table, render_table, write_table_md
 
-    err = current().err
     tab = build_table(directory, reference=reference, value=value, selection=chosen)
     if tab.environment_warning:
         err.print(printable(f"warning: {tab.environment_warning}"), highlight=False, markup=False)
@@ -198,6 +200,7 @@ def comparison_text(
 
 
 def plot(
+    ctx: typer.Context,
     path: Annotated[
         Path | None,
         typer.Argument(help="A results directory or a parent of several (not with --kind list)."),
@@ -237,7 +240,7 @@ def plot(
     if path is None:
         raise UsageError("PATH", "missing: give a results directory (`kernbench plot DIR`)")
     chosen = selection(spec)
-    out = current().out
+    out = state_of(ctx).out
     for directory in stores_at(path):
         target = out_dir if out_dir is not None else directory / "figures"
         for png in plot_traces(directory, target, kind=kind, selection=chosen):
@@ -245,6 +248,7 @@ def plot(
 
 
 def report(
+    ctx: typer.Context,
     path: Annotated[Path, PATH_ARGUMENT],
     html: Annotated[
         bool,
@@ -290,6 +294,6 @@ def report(
         raise UsageError("--control", str(exc)) from None
     if not pages:
         raise no_store(path)
-    out = current().out
+    out = state_of(ctx).out
     for page in pages:
         out.print(str(page), highlight=False)

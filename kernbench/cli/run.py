@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from kernbench.cli.options import MAX_CELLS_DEFAULT, MAX_CELLS_OPTION, Backend, path_value
 from kernbench.cli.render import plan_table, print_lines
-from kernbench.cli.state import EXIT_CELLS_FAILED, EXIT_USAGE, CliState, current
+from kernbench.cli.state import EXIT_CELLS_FAILED, EXIT_USAGE, CliState, state_of
 from kernbench.errors import KernbenchError, UsageError, printable
 from kernbench.spec.types import MAX_TIMEOUT_S
 
@@ -41,6 +41,7 @@ class RunRequest:
 
 
 def run(
+    ctx: typer.Context,
     spec: Annotated[Path, typer.Argument(help="Spec file (YAML) or shipped spec name.")],
     out_dir: Annotated[
         Path | None,
@@ -134,7 +135,7 @@ def run(
         out_dir, jobs, fresh, dry_run, realisations, only_map, backend.value, scheduler,
         timeout, wait, list(reuse or []), max_cells, threads,
     )  # fmt: skip
-    state = current()
+    state = state_of(ctx)
     name, summary = drive(resolve_spec(spec), request, state)
     if summary is not None:
         report_run(state, name, summary)
@@ -231,6 +232,7 @@ def report_run(state: CliState, name: str, summary: Any) -> None:
 
 
 def validate(
+    ctx: typer.Context,
     specs: Annotated[list[Path], typer.Argument(help="Spec files (YAML) or shipped spec names.")],
     data: Annotated[
         bool,
@@ -253,7 +255,7 @@ def validate(
 
     Example: kernbench validate experiments/*.yaml
     """
-    state = current()
+    state = state_of(ctx)
     failed = 0
     for spec in specs:
         try:
@@ -293,6 +295,7 @@ def validate_one(state: CliState, spec: Path, *, data: bool, max_cells: int, job
 
 
 def verify(
+    ctx: typer.Context,
     spec: Annotated[Path, typer.Argument(help="Spec file (YAML) or shipped spec name.")],
     values: Annotated[
         Path | None,
@@ -332,7 +335,7 @@ def verify(
     from kernbench.spec.load import load_spec
     from kernbench.spec.shipped import resolve_spec
 
-    out = current().out
+    out = state_of(ctx).out
     s = load_spec(resolve_spec(spec))
     path = values if values is not None else values_path(s)
     if record is not None:

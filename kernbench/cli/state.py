@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import click
+import typer
 from rich.console import Console
 
 EXIT_OK, EXIT_CELLS_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -41,10 +41,9 @@ class CliState:
     err: Console = field(default_factory=lambda: _console(stderr=True))
 
 
-def current() -> CliState:
-    """The running command's state (a default one outside a command, e.g. a verb called
-    directly)."""
-    ctx = click.get_current_context(silent=True)
+def state_of(ctx: typer.Context | None) -> CliState:
+    """The command's state in ``ctx`` (a default one when there is none: a verb called
+    directly, or before the app's callback ran)."""
     found = ctx.find_object(CliState) if ctx is not None else None
     return found if found is not None else CliState()
 

@@ -9,13 +9,14 @@ import typer
 
 from kernbench.cli.options import path_value
 from kernbench.cli.render import failed_table, print_lines, progress_table
-from kernbench.cli.state import EXIT_CELLS_FAILED, current
+from kernbench.cli.state import EXIT_CELLS_FAILED, state_of
 from kernbench.errors import UsageError, printable
 
 CONFLICTS_SHOWN = 20
 
 
 def status(
+    ctx: typer.Context,
     path: Annotated[Path, typer.Argument(help="A results directory (its run going on or done).")],
     by: Annotated[
         str, typer.Option("--by", help="Rows of the table: method | dataset.")
@@ -52,7 +53,7 @@ def status(
 
         typer.echo(json.dumps(progress.to_dict(), indent=2))
         return
-    out = current().out
+    out = state_of(ctx).out
     progress_table(out, progress, by)
     print_lines(out, status_lines(progress))
     if progress.failed and not failed:
@@ -62,6 +63,7 @@ def status(
 
 
 def merge(
+    ctx: typer.Context,
     dirs: Annotated[list[Path], typer.Argument(help="Results directories of one experiment.")],
     out_dir: Annotated[
         Path, typer.Option("--out", parser=path_value, help="Merged results directory.")
@@ -76,7 +78,7 @@ def merge(
     """
     from kernbench.store.merge import merge_stores
 
-    err = current().err
+    err = state_of(ctx).err
     report = merge_stores(list(dirs), out_dir, wait=wait)
     for warning in report.warnings:
         err.print(f"warning: {warning}", highlight=False, markup=False)
@@ -97,6 +99,7 @@ def merge(
 
 
 def restore(
+    ctx: typer.Context,
     path: Annotated[Path, typer.Argument(help="The results directory whose store to restore.")],
 ) -> None:
     """Rebuild a damaged results store from its backup (results.backup.sqlite).
@@ -109,7 +112,7 @@ def restore(
 
     report = restore_store(path)
     aside = ", ".join(str(p) for p in report.damaged_kept_as) or "none"
-    current().err.print(
+    state_of(ctx).err.print(
         printable(
             f"restored {path}: {report.from_backup} cell(s) from the backup, "
             f"{report.kept_from_store} more from the damaged store; old files kept as: {aside}"

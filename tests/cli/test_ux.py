@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from kernbench.cli import app
 from kernbench.cli.run import run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = str(ROOT / "experiments" / "quickstart.yaml")
 runner = CliRunner()
 

@@ -17,7 +17,7 @@ from kernbench.progress.cost_calibration import CALIBRATION
 from kernbench.runner.plan import plan_cells
 from kernbench.spec.load import load_spec
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SPEC = {
     "name": "cost",
     "datasets": [{"name": "twonorm", "options": {"n_train": 50, "n_test": 50, "d": 4}}],

@@ -546,7 +546,7 @@ def test_reproduce_profile_counts_what_status_counts(store_dir) -> None:
     ``kernbench status``'s per-method CPU and cell time, from the same reading code."""
     import importlib.util
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "reproduce_profile.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "reproduce_profile.py"
     spec = importlib.util.spec_from_file_location("reproduce_profile", path)
     tool = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = tool  # its dataclasses look their module up

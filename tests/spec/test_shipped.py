@@ -13,7 +13,7 @@ import yaml
 from kernbench.errors import UsageError
 from kernbench.spec.shipped import packaged_specs, resolve_spec, specs_dir
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS = ROOT / "experiments"
 
 

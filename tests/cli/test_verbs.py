@@ -410,7 +410,7 @@ def test_signal_exit_statuses_are_documented():
 
     reset()
     assert exit_status() == 130  # an interrupt without a recorded signal: Ctrl-C
-    docs = (Path(__file__).resolve().parents[1] / "docs" / "reliability.md").read_text()
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "reliability.md").read_text()
     assert "| 130 |" in docs and "| 143 |" in docs
 
 
