@@ -3,6 +3,8 @@
 * the report reads stores: nothing from ``methods``, ``runner`` or ``weak``;
 * ``solvers`` are generic numerics: nothing from ``weak``, ``methods``, ``runner`` or ``report``;
 * the store knows nothing of the runner, the methods or the report;
+* the spec knows nothing of the store, the runner or the report; progress nothing of the runner,
+  the methods or the report; nothing but ``python -m kernbench`` imports the command line;
 * no import cycle among kernbench's modules (imports inside functions included).
 """
 
@@ -64,6 +66,19 @@ def test_layer_rule(package, forbidden):
         if _inside(mod, package)
         for imp in imps
         if any(_inside(imp, f) for f in forbidden)
+    )
+    assert not bad, bad
+
+
+def test_only_the_entry_point_imports_the_command_line():
+    """The command line calls the library, never the reverse: only ``python -m kernbench``
+    imports ``kernbench.cli``."""
+    bad = sorted(
+        f"{mod} imports {imp}"
+        for mod, imps in GRAPH.items()
+        if not _inside(mod, "kernbench.cli") and mod != "kernbench.__main__"
+        for imp in imps
+        if _inside(imp, "kernbench.cli")
     )
     assert not bad, bad
 
