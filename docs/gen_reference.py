@@ -131,12 +131,14 @@ def table_defaults() -> str:
 
 
 def key_sets() -> str:
-    """The keys each part of a spec accepts, as :mod:`kernbench.spec.load` validates them."""
+    """The keys each part of a spec accepts, as :mod:`kernbench.spec.load` and
+    :mod:`kernbench.spec.compose` validate them."""
     from kernbench.spec import load as spec
+    from kernbench.spec.compose import EXTENDS_KEYS
 
     parts = [
         ("top level", spec.TOP_KEYS),
-        ("top level of a spec that extends another", spec.EXTENDS_KEYS),
+        ("top level of a spec that extends another", EXTENDS_KEYS),
         ("`keep`, `remove` (with `extends`)", spec.REMOVE_KEYS),
         ("`datasets[i]` (a mapping)", spec.DATASET_KEYS),
         ("`datasets[i]`, only beside `file`", spec.FILE_DATASET_KEYS - {"file"}),

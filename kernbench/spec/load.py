@@ -23,7 +23,8 @@ from kernbench.datasets.user import FILE_DATASET_KEYS  # a data file in place of
 from kernbench.errors import DataError
 from kernbench.files.reading import FileTooLarge, NotARegularFile
 from kernbench.spec.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, load_yaml
-from kernbench.spec.keep import SELECT_KEYS, refuse_relisted, select_from_base
+from kernbench.spec.compose import compose_spec
+from kernbench.spec.keep import SELECT_KEYS
 from kernbench.spec.types import (
     MAX_TIMEOUT_S,
     DatasetSpec,
@@ -38,8 +39,6 @@ from kernbench.spec.types import (
 _MAX_GRID = 10_000
 
 TOP_KEYS = {"name", "title", "datasets", "protocol", "methods", "table", "catalog", "plugins"}
-#: keys only a spec that ``extends`` another has (resolved by :func:`compose_spec`)
-EXTENDS_KEYS = {"extends", "keep", "remove"}
 PROTOCOL_KEYS = set(Protocol.__dataclass_fields__)
 METHOD_KEYS = {"estimator", "params", "grid", "take"}
 TAKE_KEYS = {"from", "params"}
@@ -88,144 +87,13 @@ def load_spec(
     )
 
 
-#: protocol keys that decide the splits: an extending spec keeps its base's, so that every
-#: comparison with the base's methods is paired
-SPLIT_KEYS = (
-    "seed",
-    "realisations",
-    "train_size",
-    "test_size",
-    "stratify",
-    "per_class",
-    "fallback",
-)
 REMOVE_KEYS = SELECT_KEYS  # what keep: and remove: name (kernbench.spec.keep)
-_MAX_EXTENDS = 8
-
-
-def compose_spec(
-    data: Mapping[str, Any], path: str | os.PathLike[str], depth: int = 0
-) -> dict[str, Any]:
-    """``extends: BASE`` (a shipped spec's name, or a file relative to this spec): the base's
-    datasets and methods that ``keep: {methods: [...], datasets: [...]}`` keeps (all without it),
-    less ``remove:`` (both by table label or catalogue name, :mod:`kernbench.spec.keep`), plus
-    this spec's (a label of the base is replaced); the base's protocol under this spec's
-    ``protocol`` keys, except those that decide the splits (:data:`SPLIT_KEYS`), which stay the
-    base's. The base's table reference (published numbers of a paper's table) is dropped.
-
-    Raises
-    ------
-    SpecError
-        An unknown base, a label to remove that the base lacks, a split key changed.
-    """
-    from kernbench.errors import UsageError
-    from kernbench.spec.shipped import resolve_spec
-
-    ck = _Checker(str(path))
-    base_name = ck.string(data["extends"], "extends")
-    if depth >= _MAX_EXTENDS:
-        raise ck.fail("extends", f"more than {_MAX_EXTENDS} levels of extends (a cycle?)")
-    local = Path(path).parent / base_name
-    try:
-        base_path = local if local.is_file() else resolve_spec(base_name)
-    except UsageError as exc:
-        raise ck.fail("extends", str(exc).removeprefix("SPEC: ")) from None
-    if not Path(base_path).is_file():
-        raise ck.fail("extends", f"no such spec: {Path(base_path).resolve()}")
-    base = load_yaml(base_path)
-    if isinstance(base, Mapping) and "extends" in base:
-        base = compose_spec(base, base_path, depth + 1)
-    if not isinstance(base, Mapping):
-        raise ck.fail("extends", f"{base_path} is not a spec mapping")
-    # the base's title names the base's comparison: an extending spec without one is titled
-    # by its own name
-    out = {k: v for k, v in base.items() if k not in ("plugins", "catalog", "title")}
-    for key, value in data.items():
-        if key not in (*EXTENDS_KEYS, "datasets", "methods", "protocol"):
-            out[key] = value
-    table = dict(out.get("table") or {})
-    if "table" not in data:
-        table.pop("reference", None)
-    out["table"] = table
-    methods, datasets = select_from_base(ck, base_name, base, data)  # keep:, then remove:
-    refuse_relisted(ck, base_name, datasets, data)  # `datasets: [heart]` meant `keep:`
-    methods.update(ck.mapping(data.get("methods") or {}, "methods"))
-    out["methods"] = methods
-    added = data.get("datasets") or []
-    if not isinstance(added, list):
-        raise ck.fail("datasets", f"expected a list of datasets to add, got {_show(added)}")
-    theirs = {_dataset_label(d): d for d in base.get("datasets") or []}
-    for j, item in enumerate(added):
-        if _dataset_label(item) in theirs:
-            _check_same_data(ck, f"datasets[{j}]", theirs[_dataset_label(item)], item, base_name)
-        datasets = [d for d in datasets if _dataset_label(d) != _dataset_label(item)]
-    out["datasets"] = datasets + list(added)
-    protocol = dict(base.get("protocol") or {})
-    mine = ck.mapping(data.get("protocol") or {}, "protocol")
-    for key, value in mine.items():
-        if key in SPLIT_KEYS and protocol.get(key, value) != value:
-            raise ck.fail(
-                f"protocol.{key}",
-                f"{key} decides the splits and stays the base's ({_show(protocol[key])}), so that "
-                f"every comparison with {base_name!r} is paired",
-            )
-        protocol[key] = value
-    out["protocol"] = protocol
-    if "name" not in data:  # the base's name would write into the base's results directory
-        own = Path(path).stem
-        if not _NAME_RE.match(own) or own == base.get("name"):
-            raise ck.fail(
-                "name",
-                f"a spec that extends {base_name!r} needs a name of its own (name: ...), else its "
-                f"results would go into those of {base.get('name', base_name)!r}",
-            )
-        out["name"] = own
-    return out
-
-
-#: what a data set's entry decides beyond its splits' protocol keys: its data
-_DATA_KEYS = ("name", "options", *sorted(FILE_DATASET_KEYS))
-
-
-def _check_same_data(ck: _Checker, path: str, base_item: Any, item: Any, base_name: str) -> None:
-    """A data set of the base listed again by an extending spec must keep what decides its data
-    and splits (its catalogue name, options, file, and per-data-set split keys): every comparison
-    with the base's cells stays paired. Another setting needs a label of its own."""
-
-    def as_mapping(d: Any) -> dict[str, Any]:
-        return dict(d) if isinstance(d, Mapping) else {"name": d}
-
-    mine, theirs = as_mapping(item), as_mapping(base_item)
-    mine_protocol = mine.get("protocol") if isinstance(mine.get("protocol"), Mapping) else {}
-    theirs_protocol = theirs.get("protocol") if isinstance(theirs.get("protocol"), Mapping) else {}
-    pairs = [(k, mine.get(k) or None, theirs.get(k) or None) for k in _DATA_KEYS]
-    pairs += [
-        (f"protocol.{k}", mine_protocol.get(k), theirs_protocol.get(k))
-        for k in SPLIT_KEYS
-        if k in mine_protocol or k in theirs_protocol
-    ]
-    for key, value, base_value in pairs:
-        if value != base_value:
-            label = _dataset_label(item)
-            raise ck.fail(
-                f"{path}.{key}",
-                f"{_show(label)} is a data set of {base_name!r}, whose {key} "
-                f"({_show(base_value)}) decides its data and splits and stays the base's, so that "
-                f"every comparison with {base_name!r} is paired; give it a label of its own "
-                "(label: ...) to add another",
-            )
 
 
 def _same_value(a: Any, b: Any) -> bool:
     """Whether two grid values are the same value (``1`` and ``1.0`` are; ``True`` and ``1``
     are not)."""
     return isinstance(a, bool) == isinstance(b, bool) and a == b
-
-
-def _dataset_label(item: Any) -> Any:
-    if isinstance(item, Mapping):
-        return item.get("label", item.get("name"))
-    return item
 
 
 def parse_spec(
