@@ -40,3 +40,16 @@ def test_no_module_of_the_cli_holds_mutable_state():
 def test_backend_choices_are_shown():
     res = runner.invoke(app, ["run", "--help"])
     assert "local|dask" in res.output
+
+
+def test_the_entry_point_loads_no_typer_before_the_stop_handler():
+    """``kernbench.cli`` itself is light: ``main()`` installs the stop handler before Typer and
+    the verbs' modules are imported, so a signal during start-up is a clean stop."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, kernbench.cli; print(sorted(m for m in ('typer', 'rich') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
