@@ -186,7 +186,7 @@ def _refuse_while_the_thread_waits_in_joblib(monkeypatch, tmp_path) -> tuple[int
     from kernbench.cli import app
 
     ew.stop_local_workers()  # a cold pool: the workers import for seconds
-    real_load_spec = kernbench.spec.load_spec
+    real_load_spec = kernbench.spec.load.load_spec
     seen_waiting = []
 
     def load_spec_once_the_thread_waits(path):
