@@ -176,9 +176,9 @@ reproduce-exrm: $(STAMP) ## Guo, Wang & Ling Tables 1-3, Fig. 1 and the equivale
 	$(KB) table results/exrm_table2 --out results/exrm_table2.md
 	$(KB) run experiments/exrm_table3.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/exrm_table3 --out results/exrm_table3.md
-	$(PYTHON) -m kernbench.report exrm table3 results/exrm_table3 --out results/exrm_table3_average.md
+	$(KB) paper exrm-table3 results/exrm_table3 --out results/exrm_table3_average.md
 	$(KB) run experiments/exrm_equivalence.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG) --reuse results/exrm_table1
-	$(PYTHON) -m kernbench.report exrm equivalence results/exrm_equivalence --out results/exrm_equivalence.md
+	$(KB) paper exrm-equivalence results/exrm_equivalence --out results/exrm_equivalence.md
 	$(KB) run experiments/exrm_fig1_lambda.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) plot results/exrm_fig1_lambda --kind exrm_fig1 --out results/figures
 	$(KB) run experiments/exrm_fig1_convergence.yaml --jobs $(JOBS) $(BFLAG)
@@ -224,9 +224,9 @@ reproduce-multiboost-cw: $(STAMP) ## Lin et al. (ACCV 2012) Figs 1, 2 and 6 (REA
 	$(KB) run experiments/multiboost_cw.yaml --jobs $(JOBS) $(BFLAG) $(RFLAG)
 	$(KB) table results/multiboost_cw --out results/multiboost_cw.md
 	$(KB) plot results/multiboost_cw --kind multiboost_cw --out results/figures
-	$(PYTHON) -m kernbench.report multiboost_cw convergence --results results/multiboost_cw --out results/multiboost_cw_convergence.md
+	$(KB) paper multiboost-cw-convergence results/multiboost_cw --out results/multiboost_cw_convergence.md
 	OMP_NUM_THREADS=1 $(PYTHON) benchmarks/bench_fcd.py --repeats 1 --out-dir results
-	$(PYTHON) -m kernbench.report multiboost_cw fig6 --csv results/bench_fcd_fig6.csv --out results/figures/multiboost_cw_fig6.png
+	$(KB) paper multiboost-cw-fig6 --csv results/bench_fcd_fig6.csv --out results/figures/multiboost_cw_fig6.png
 
 docs: $(STAMP) ## build the documentation site into site/ (warnings are errors, as in `make test`)
 	$(PYTHON) -m mkdocs build --strict

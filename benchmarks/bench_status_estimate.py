@@ -2,10 +2,10 @@
 
 For every (method, dataset) pair with done cells in a results store, the pair's cells are held out
 and its mean cell time is predicted from the other done cells, by the estimator `kernbench status`
-uses (`kernbench.store.progress.cell_time_model`: log t = a_method + b_dataset) and by its peer, the
-method's mean over the other datasets (what `status` used before). Prints, per store, the median
-factor between prediction and actual time (exp of the median |log ratio|) and the share of pairs
-predicted within 2x. Reads the stores only.
+uses (`kernbench.progress.status.cell_time_model`: log t = a_method + b_dataset) and by its
+peer, the method's mean over the other datasets (what `status` used before). Prints, per store,
+the median factor between prediction and actual time (exp of the median |log ratio|) and the
+share of pairs predicted within 2x. Reads the stores only.
 
     python benchmarks/bench_status_estimate.py results/uci_fourier_perceptron results/uci_stumps
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kernbench.progress.status import cell_time_model, done_times
 from kernbench.store import Store
-from kernbench.store.progress import cell_time_model, done_times
 
 
 def done_cells(directory: Path) -> list[tuple[str, str, float]]:

@@ -1,8 +1,9 @@
 """Calibrate the run-time estimate of ``kernbench validate`` / ``run --dry-run``.
 
-Writes ``kernbench/cost_calibration.py`` from three measurements:
+Writes ``kernbench/progress/cost_calibration.py`` from three measurements:
 
-* per estimator, CPU seconds per cell ``c × size ** p`` (size: :func:`kernbench.cost.cell_units`),
+* per estimator, CPU seconds per cell ``c × size ** p`` (size:
+  :func:`kernbench.progress.cost.cell_units`),
   fitted on the logs to the mean CPU time of each (spec, dataset, method) in the shipped values
   files ``experiments/values/*.csv`` (each cell's ``cpu_s``, recorded with
   ``kernbench verify SPEC --record``), the cells located by planning their spec;
@@ -33,10 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from kernbench.cost import cell_units
+from kernbench.progress.cost import cell_units
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec import load_spec
-from kernbench.specs import resolve_spec
+from kernbench.spec.load import load_spec
+from kernbench.spec.shipped import resolve_spec
 from kernbench.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -113,7 +114,9 @@ def startup_seconds(repeats: int) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", default=str(ROOT / "kernbench" / "cost_calibration.py"))
+    parser.add_argument(
+        "--out", default=str(ROOT / "kernbench" / "progress" / "cost_calibration.py")
+    )
     args = parser.parse_args()
     cells = recorded_cells()
     estimators = {}
@@ -141,7 +144,7 @@ def main() -> None:
     print(f"per cell {per_cell:.4f} s; start-up {startup:.2f} s (repeats {shown})")
     today = datetime.date.today().isoformat()
     lines = "".join(f'        "{name}": ({a!r}, {k!r}),\n' for name, (a, k) in estimators.items())
-    text = f'''"""Calibration of :mod:`kernbench.cost`, written by
+    text = f'''"""Calibration of :mod:`kernbench.progress.cost`, written by
 ``benchmarks/calibrate_cost_model.py`` on {today} (the log:
 ``benchmarks/logs/cost_model.md``); do not edit by hand.
 

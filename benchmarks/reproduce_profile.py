@@ -1,8 +1,8 @@
 """Where a reproduction's hours go: cell CPU and cell time by spec × method (× dataset), top first.
 
 Reads finished stores (read-only, without the run lock; safe beside a running ``kernbench run``)
-through the code ``kernbench status`` counts with (:func:`kernbench.store.progress.read_store` and
-:func:`~kernbench.store.progress.progress_of`), so its totals are those of ``kernbench status``.
+through the code ``kernbench status`` counts with (:func:`kernbench.progress.status.read_store` and
+:func:`~kernbench.progress.status.progress_of`), so its totals are those of ``kernbench status``.
 Each row is one spec's method (or method on one dataset with ``--datasets``): finished cells,
 their summed CPU time (what the cells' own processes used), their summed cell time (start to
 finish, waits for a core included), CPU per cell, and the row's share of all the CPU listed with
@@ -30,9 +30,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernbench.records import FINAL_STATUSES
+from kernbench.cells.records import FINAL_STATUSES
+from kernbench.progress.status import format_seconds, progress_of, read_store
 from kernbench.store import STORE_FILE, find_stores
-from kernbench.store.progress import format_seconds, progress_of, read_store
 
 
 @dataclass

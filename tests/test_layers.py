@@ -7,6 +7,8 @@
   ``runner.cell`` (how one cell is computed) nothing from ``runner.execution`` (where cells run),
   ``runner.lifecycle`` (stops, process ends) nothing from the three, and none of them imports the
   runner's hall (the run, its options, its record sink, ``verify``);
+* the spec knows nothing of the store, the runner or the report; progress nothing of the runner
+  or the report; nothing but ``python -m kernbench`` imports the command line;
 * no import cycle among kernbench's modules (imports inside functions included).
 """
 
@@ -57,7 +59,9 @@ RULES = [
         ("kernbench.weak", "kernbench.methods", "kernbench.runner", "kernbench.report"),
     ),
     ("kernbench.store", ("kernbench.runner", "kernbench.methods", "kernbench.report")),
-    ("kernbench.records", ("kernbench.store", "kernbench.runner", "kernbench.report")),
+    ("kernbench.cells.records", ("kernbench.store", "kernbench.runner", "kernbench.report")),
+    ("kernbench.spec.load", ("kernbench.store", "kernbench.runner", "kernbench.report")),
+    ("kernbench.progress", ("kernbench.runner", "kernbench.report")),
     ("kernbench.runner.plan", ("kernbench.runner.cell", "kernbench.runner.execution", *RUN_HALL)),
     ("kernbench.runner.cell", ("kernbench.runner.execution", *RUN_HALL)),
     (
@@ -80,6 +84,19 @@ def test_layer_rule(package, forbidden):
         if _inside(mod, package)
         for imp in imps
         if any(_inside(imp, f) for f in forbidden)
+    )
+    assert not bad, bad
+
+
+def test_only_the_entry_point_imports_the_command_line():
+    """The command line calls the library, never the reverse: only ``python -m kernbench``
+    imports ``kernbench.cli``."""
+    bad = sorted(
+        f"{mod} imports {imp}"
+        for mod, imps in GRAPH.items()
+        if not _inside(mod, "kernbench.cli") and mod != "kernbench.__main__"
+        for imp in imps
+        if _inside(imp, "kernbench.cli")
     )
     assert not bad, bad
 

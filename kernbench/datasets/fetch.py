@@ -451,10 +451,38 @@ def unavailable(
     )
 
 
+def require_local(where: object, datasets: Iterable[tuple[str, bool]]) -> None:
+    """Refuse, before any work, datasets that are neither in the cache nor in the mirror.
+
+    Parameters
+    ----------
+    where : object
+        What needs them (a spec's path), named first in the message.
+    datasets : iterable of (str, bool)
+        Catalogue names, each with whether its realisations are the predefined splits.
+
+    Raises
+    ------
+    DataError
+        Naming the ``kernbench data fetch`` command (or the mirror setting) that makes the missing
+        ones available.
+    """
+    from kernbench.errors import DataError
+
+    pairs = set(datasets)
+    missing: set[str] = set()
+    for predefined in (False, True):
+        names = sorted({name for name, p in pairs if p is predefined})
+        if names:
+            missing.update(unavailable(names, predefined=predefined))
+    if missing:
+        raise DataError(f"{where}: {offline_hint(missing)}")
+
+
 def offline_hint(missing: Iterable[str]) -> str:
     """What to run to make ``missing`` datasets available, first; then which datasets and files
     are missing, the first few of each with a count (one screen, however many are missing)."""
-    from kernbench.listing import cut_list
+    from kernbench.spec.listing import cut_list
 
     names = sorted(set(missing))
     fetch = _fetch_command(names)

@@ -2,7 +2,8 @@
 
 A realisation depends only on (experiment seed, dataset, index) and the dataset options, never on
 the method, so every method of a table sees identical splits (paired comparisons). Seeds derive from
-:func:`kernbench.seeds.derive_seed` with the canonical dataset name (aliases give the same splits).
+:func:`kernbench.cells.seeds.derive_seed` with the canonical dataset name (aliases give the same
+splits).
 
 Split kinds recorded in ``info["split"]``:
 
@@ -33,13 +34,13 @@ from typing import Any
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from kernbench.cells.seeds import derive_seed
 from kernbench.datasets import generators
 from kernbench.datasets.catalog import DatasetEntry, RawFile, get_dataset, resolve_options
 from kernbench.datasets.fetch import locate, sha256_file
 from kernbench.datasets.recipes import load_pool, read_ida_realisation, standardize_pool
 from kernbench.errors import DataError
-from kernbench.seeds import derive_seed
-from kernbench.spec_types import Protocol
+from kernbench.spec.types import Protocol
 
 __all__ = [
     "Realisation",

@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kernbench.checking import _NAME_RE, _Checker, _show
 from kernbench.datasets.user_catalogue import (
     _SHA_RE,
     CATALOG_ENV,
@@ -31,6 +30,7 @@ from kernbench.datasets.user_catalogue import (
     validate_entry,
 )
 from kernbench.errors import DataError
+from kernbench.spec.checking import _NAME_RE, _Checker, _show
 
 __all__ = [
     "CATALOG_ENV",

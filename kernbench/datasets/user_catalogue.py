@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kernbench.checking import _NAME_RE, _Checker, _show, load_yaml
 from kernbench.errors import CatalogueError, SpecError
+from kernbench.spec.checking import _NAME_RE, _Checker, _show, load_yaml
 
 #: environment variable naming a user catalogue file
 CATALOG_ENV = "KERNBENCH_CATALOG"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernbench.records import PERCENT_VALUES, row_value
+from kernbench.cells.records import PERCENT_VALUES, row_value
 from kernbench.store import Store
 
 __all__ = [

@@ -15,17 +15,15 @@ Everything here reads stores written by ``kernbench run`` (nothing is refitted):
 * ``equivalence_table``: ExRM_C(λ) beside PSVM(λ/C), at the paper's stopping rule and at the
   optimum, with the objective gap of the paper's rule (``experiments/exrm_equivalence.yaml``).
 
-    python -m kernbench.report exrm table3 results/exrm_table3
-    python -m kernbench.report exrm equivalence results/exrm_equivalence
+    kernbench paper exrm-table3 results/exrm_table3
+    kernbench paper exrm-equivalence results/exrm_equivalence
     kernbench plot results/exrm_fig1_lambda --kind exrm_fig1
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +31,6 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from kernbench.report.collect import Experiment, as_experiment, load_experiment
-from kernbench.report.render import rows_markdown
 
 
 # ----------------------------------------------------------------------------- store helpers
@@ -345,19 +342,3 @@ def _equivalence_labels(p: int, C: int) -> dict[str, str]:
         "exo": f"L{p}-ExRM{C}-opt",
         "pso": f"L{p}-PSVM-l{lam}-opt",
     }
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=["table3", "equivalence"])
-    ap.add_argument("results_dir")
-    ap.add_argument("--out", help="also write the markdown here")
-    args = ap.parse_args(argv)
-    if args.what == "table3":
-        rows = average_table(args.results_dir)
-    else:
-        rows = equivalence_table(args.results_dir)
-    text = rows_markdown(rows)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")

@@ -7,19 +7,18 @@ error as mean ± std (as the paper's legends do). Curves come from the per-itera
 runner stores (:func:`kernbench.report.figures_multiclass.fig3_series`), so a method that stopped
 early keeps its last value.
 
-Fig. 6 (``python -m kernbench.report multiboost_cw fig6``): the objective of (2) against
+Fig. 6 (``kernbench paper multiboost-cw-fig6``): the objective of (2) against
 the iteration and against the cumulative solver time, one line per solver (FCD with τ_max ∈ {1, 2,
 5, ∞}, L-BFGS-B), from ``benchmarks/bench_fcd.py``'s replay CSV.
 
 The convergence claim is measured by :func:`iterations_to_train_error`: the first iteration at
-which a method's training error reaches a threshold; ``python -m kernbench.report
-multiboost_cw convergence`` prints it as markdown for 10 %, 5 % and 0 % together
+which a method's training error reaches a threshold; ``kernbench paper
+multiboost-cw-convergence`` prints it as markdown for 10 %, 5 % and 0 % together
 with the final test error (mean ± std) and training time of every cell group.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import os
 from collections.abc import Sequence
@@ -203,30 +202,22 @@ def summary_rows(source: Experiment | str | os.PathLike[str]) -> list[dict[str, 
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("figure", choices=["fig6", "convergence"])
-    ap.add_argument("--csv", default="benchmarks/results/bench_fcd_fig6.csv")
-    ap.add_argument("--results", default="results/multiboost_cw", help="convergence: the store")
-    ap.add_argument(
-        "--out", default=None, help="fig6: PNG path; convergence: also write the markdown here"
-    )
-    args = ap.parse_args(argv)
-    if args.figure == "fig6":
-        out = Path(args.out or "results/multiboost_cw_fig6.png")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fig = fig6_figure(args.csv)
-        FigureCanvasAgg(fig)
-        fig.savefig(out, dpi=120)
-        print(out)
-        return
-    text = (
+def convergence_report(results_dir: str | os.PathLike[str]) -> str:
+    """The convergence check as markdown: iterations to each training error (realisation 0), then
+    each method's final test error and fit time."""
+    return (
         "Iterations to reach a training error (realisation 0; – : not reached)\n\n"
-        + rows_markdown(convergence_table(args.results))
+        + rows_markdown(convergence_table(results_dir))
         + "\n\nFinal test error and fit time (mean over the finished realisations)\n\n"
-        + rows_markdown(summary_rows(args.results))
+        + rows_markdown(summary_rows(results_dir))
     )
-    print(text)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text + "\n")
+
+
+def save_fig6(csv_path: str | Path, out: str | Path) -> Path:
+    """Fig. 6 drawn from the FCD benchmark's replay CSV and saved as the PNG ``out``."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig = fig6_figure(csv_path)
+    FigureCanvasAgg(fig)
+    fig.savefig(out, dpi=120)
+    return out

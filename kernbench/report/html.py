@@ -18,12 +18,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from kernbench.files.writing import write_text_file
 from kernbench.report.render import _count, _dataset_label, _legend, _ours, _published_text
 from kernbench.report.significance_html import significance_html
 from kernbench.report.tables import Table, build_table
 from kernbench.store import Store, find_stores
 from kernbench.store.environment import environments
-from kernbench.writing import write_text_file
 
 __all__ = ["REPORT_HTML", "write_html_report", "write_html_reports"]
 

@@ -20,8 +20,8 @@ from typing import TypeAlias
 from matplotlib.figure import Figure
 
 from kernbench.errors import KernbenchError
+from kernbench.files.writing import replace_file
 from kernbench.report.collect import Experiment, Selection, load_experiment
-from kernbench.writing import replace_file
 
 PlotBuilder: TypeAlias = Callable[[Experiment | str | os.PathLike[str]], dict[str, Figure]]
 

@@ -35,7 +35,7 @@ from typing import Any
 import pandas as pd
 
 from kernbench.errors import KernbenchError
-from kernbench.reading import FileTooLarge, NotARegularFile, read_user_file
+from kernbench.files.reading import FileTooLarge, NotARegularFile, read_user_file
 
 #: the largest reference CSV read (the shipped ones are a few kB each)
 MAX_REFERENCE_BYTES = 16_000_000

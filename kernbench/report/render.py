@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from kernbench.records import VALUES
+from kernbench.cells.records import VALUES
 from kernbench.report.tables import Table, TableCell
 
 Format = Literal["md", "latex", "csv"]

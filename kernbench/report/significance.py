@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from kernbench.records import PERCENT_VALUES
+from kernbench.cells.records import PERCENT_VALUES
 from kernbench.report.collect import Experiment, as_experiment, cell_values
 from kernbench.report.comparison import (
     DEFAULT_ROPE,

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kernbench.files.writing import write_text_file
 from kernbench.report.collect import (
     PERCENT_VALUES,
     Experiment,
@@ -53,7 +54,6 @@ from kernbench.report.stats import (
 )
 from kernbench.store import find_stores
 from kernbench.store.environment import environments
-from kernbench.writing import write_text_file
 
 TABLE_MD = "table.md"
 

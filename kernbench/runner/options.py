@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from kernbench.records import CellRecord
+from kernbench.cells.records import CellRecord
 from kernbench.runner.plan.cells import DEFAULT_MAX_CELLS
 
 __all__ = ["RunHooks", "RunOptions"]

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernbench.cells.records import FINAL_STATUSES, CellRecord
 from kernbench.errors import KernbenchError
-from kernbench.records import FINAL_STATUSES, CellRecord
 from kernbench.runner.cell.compute import cell_record
 from kernbench.runner.plan.cells import Cell
 from kernbench.store import Store

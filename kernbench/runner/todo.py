@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from kernbench.records import FINAL_STATUSES, CellRecord
+from kernbench.cells.records import FINAL_STATUSES, CellRecord
 from kernbench.runner.cell.compute import cell_record
 from kernbench.runner.plan.cells import Cell
-from kernbench.spec_types import MethodSpec
+from kernbench.spec.types import MethodSpec
 from kernbench.store import Store
 
 __all__ = ["reuse_finished", "take_parameters", "waves", "with_sources"]
@@ -69,7 +69,7 @@ def take_parameters(
     take = cell.method.take
     if take is None:
         return cell
-    from kernbench.param_transforms import TRANSFORMS
+    from kernbench.spec.param_transforms import TRANSFORMS
 
     row = store.row(cell.source_id) if cell.source_id else None
     if row is None or row["status"] != "done":

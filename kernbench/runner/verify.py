@@ -35,7 +35,7 @@ from kernbench.errors import UsageError
 from kernbench.runner.cell.compute import versions
 from kernbench.runner.plan.cells import Cell, plan_cells
 from kernbench.runner.plan.revisions import REVISIONS
-from kernbench.spec_types import Spec
+from kernbench.spec.types import Spec
 from kernbench.store import Store
 
 __all__ = [
@@ -137,7 +137,7 @@ class Verification:
 def values_path(spec: Spec, directory: str | Path | None = None) -> Path:
     """``<directory>/<spec name>.csv``; by default the shipped specs' ``values/`` folder."""
     if directory is None:
-        from kernbench.specs import specs_dir
+        from kernbench.spec.shipped import specs_dir
 
         directory = specs_dir() / "values"
     return Path(directory) / f"{spec.name}.csv"
@@ -188,7 +188,7 @@ def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
                 f"{float(cpu):.2f}" if cpu is not None else "",
             ]
         )
-    from kernbench.writing import write_text_file
+    from kernbench.files.writing import write_text_file
 
     write_text_file(path, buf.getvalue())
     return len(rows)

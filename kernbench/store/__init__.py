@@ -1,12 +1,12 @@
 """The results store: written by the runner, read by the report.
 
 ``sqlite.py`` holds the store itself (one sqlite file per results directory), ``lock.py`` the
-one-run-per-directory lock, ``merge.py`` the merge of stores from several machines,
-``progress.py`` how far a run has got (``kernbench status``).
+one-run-per-directory lock, ``merge.py`` the merge of stores from several machines
+(how far a run has got is :mod:`kernbench.progress.status`, which reads the store).
 """
 
-from kernbench.identity import dumps, to_jsonable
-from kernbench.records import FINAL_STATUSES, STATUSES, CellRecord
+from kernbench.cells.identity import dumps, to_jsonable
+from kernbench.cells.records import FINAL_STATUSES, STATUSES, CellRecord
 from kernbench.store.sqlite import (
     CSV_FILE,
     STORE_FILE,

@@ -21,12 +21,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernbench.cells.records import FINAL_STATUSES
 from kernbench.errors import StoreError
-from kernbench.records import FINAL_STATUSES
+from kernbench.files.writing import replace_file
 from kernbench.store.boundary import os_error, store_error
 from kernbench.store.lock import RunLock
 from kernbench.store.sqlite import STORE_FILE, Store
-from kernbench.writing import replace_file
 
 BACKUP_FILE = "results.backup.sqlite"
 #: finished cells between two backups during a run (``KERNBENCH_BACKUP_EVERY`` overrides)

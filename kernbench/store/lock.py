@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from kernbench.errors import StoreError
+from kernbench.files.writing import open_no_follow
 from kernbench.store.boundary import os_error
-from kernbench.writing import open_no_follow
 
 LOCK_FILE = ".kernbench.lock"
 

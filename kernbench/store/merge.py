@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernbench.cells.identity import dumps
+from kernbench.cells.records import FINAL_STATUSES
 from kernbench.errors import KernbenchError
-from kernbench.identity import dumps
-from kernbench.records import FINAL_STATUSES
 from kernbench.store.lock import RunLock
 from kernbench.store.sqlite import STORE_FILE, Store
 

@@ -39,9 +39,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from kernbench.errors import StoreError
-from kernbench.identity import dumps
-from kernbench.records import (
+from kernbench.cells.identity import dumps
+from kernbench.cells.records import (
     CELL_COLUMNS,
     FINAL_STATUSES,
     FRAME_COLUMNS,
@@ -49,9 +48,10 @@ from kernbench.records import (
     current_result,
     frame_record,
 )
+from kernbench.errors import StoreError
+from kernbench.files.writing import refuse_symlinks, replace_file
 from kernbench.store.boundary import os_error, store_error
 from kernbench.store.faults import fault_max_pages, inside_commit, write_fault
-from kernbench.writing import refuse_symlinks, replace_file
 
 STORE_FILE = "results.sqlite"
 #: meta key of the run going on: pid, start time, whether ``--fresh``, the cells it computes
@@ -498,7 +498,7 @@ def _create_store(path: Path) -> None:
 
 def _decoded(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
     """The cursor's cell rows as dicts with ``params`` and ``result`` decoded from JSON (trace
-    keys under their current names: :func:`~kernbench.records.current_result`)."""
+    keys under their current names: :func:`~kernbench.cells.records.current_result`)."""
     names = [d[0] for d in cur.description]
     out = []
     for values in cur:
@@ -517,7 +517,7 @@ def _float_or_none(x: Any) -> float | None:
 
 
 def cells_frame(rows: list[dict[str, Any]]):
-    """A pandas DataFrame with one row per cell: the :data:`~kernbench.records.FRAME_COLUMNS`
+    """A pandas DataFrame with one row per cell: the :data:`~kernbench.cells.records.FRAME_COLUMNS`
     (identity, status, values, provenance) and the chosen parameters as ``param.<name>``."""
     import pandas as pd
 

@@ -22,8 +22,8 @@ from kernbench.datasets.user_catalogue import (
 )
 from kernbench.errors import CatalogueError, SpecError
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec import load_spec
-from kernbench.spec_types import Protocol
+from kernbench.spec.load import load_spec
+from kernbench.spec.types import Protocol
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()

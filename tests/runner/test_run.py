@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kernbench.records import FRAME_COLUMNS, CellRecord
+from kernbench.cells.records import FRAME_COLUMNS, CellRecord
 from kernbench.runner import record_sink
 from kernbench.runner.execution.inline import InlineExecutor
 from kernbench.runner.options import RunOptions
 from kernbench.runner.run import run_experiment
-from kernbench.spec import load_spec
+from kernbench.spec.load import load_spec
 from kernbench.store import Store
 
 SPEC = {

@@ -11,11 +11,11 @@ import pytest
 import yaml
 
 from kernbench.errors import SpecError
-from kernbench.param_transforms import TRANSFORMS
 from kernbench.runner.options import RunOptions
 from kernbench.runner.plan.cells import plan_cells
 from kernbench.runner.run import run_experiment
-from kernbench.spec import load_spec
+from kernbench.spec.load import load_spec
+from kernbench.spec.param_transforms import TRANSFORMS
 from kernbench.store import Store
 
 GAMMAS = [0.5, 0.02]

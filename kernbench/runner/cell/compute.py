@@ -1,7 +1,7 @@
 """One cell, computed: realisation -> preprocessing -> CV selection -> refit -> test -> record.
 
 :func:`run_cell` never raises for a problem inside the cell; :func:`cell_record` is the one place
-that builds a :class:`~kernbench.records.CellRecord` from a planned cell, whatever its status.
+that builds a :class:`~kernbench.cells.records.CellRecord` from a planned cell, whatever its status.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 import kernbench
-from kernbench.records import CellRecord
+from kernbench.cells.records import CellRecord
 from kernbench.runner.cell.clock import CellClock
 from kernbench.runner.cell.probes import decision_grid
 from kernbench.runner.cell.state import cell_state, seed_globals

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from kernbench.identity import dumps
+from kernbench.cells.identity import dumps
 from kernbench.runner.cell.preprocess import fit_scaler
 from kernbench.runner.plan.cells import Cell
 

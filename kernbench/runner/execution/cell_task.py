@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 import traceback
 
-from kernbench.records import CellRecord
+from kernbench.cells.records import CellRecord
 from kernbench.runner.cell.compute import cell_record, run_cell
 from kernbench.runner.execution.isolation import CellTimeout, ChildDied, call_with_timeout
 from kernbench.runner.execution.lost_workers import note_pid

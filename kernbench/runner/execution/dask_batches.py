@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from uuid import uuid4
 
-from kernbench.records import CellRecord
+from kernbench.cells.records import CellRecord
 from kernbench.runner.cell.compute import cell_record
 from kernbench.runner.execution.lost_workers import forget_pid, note_pid, noted_pid
 from kernbench.runner.lifecycle.stop import raise_if_stopping

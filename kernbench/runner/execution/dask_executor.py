@@ -14,8 +14,8 @@ import functools
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from kernbench.cells.records import CellRecord
 from kernbench.errors import KernbenchError
-from kernbench.records import CellRecord
 from kernbench.runner.execution.cell_task import compute_cell
 from kernbench.runner.execution.dask_client import (
     check_worker_plugins,

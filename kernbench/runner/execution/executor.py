@@ -3,7 +3,7 @@
 Three executors have this shape, each in a module of its own: :mod:`.inline` (cells in this
 process), :mod:`.local_pool` (loky workers through joblib) and :mod:`.dask_executor` (a
 ``dask.distributed`` cluster); :func:`kernbench.runner.execution.backends.open_executor` picks one
-by name. Workers only compute and return :class:`~kernbench.records.CellRecord` objects; the
+by name. Workers only compute and return :class:`~kernbench.cells.records.CellRecord` objects; the
 driving process writes the store.
 """
 
@@ -13,8 +13,8 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
+from kernbench.cells.records import CellRecord
 from kernbench.errors import KernbenchError
-from kernbench.records import CellRecord
 from kernbench.runner.plan.cells import Cell
 from kernbench.solvers.threads import available_cores, resolve_threads
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from kernbench.records import CellRecord
+from kernbench.cells.records import CellRecord
 from kernbench.runner.execution.cell_task import compute_cell
 from kernbench.runner.execution.isolation import close_children
 from kernbench.runner.plan.cells import Cell

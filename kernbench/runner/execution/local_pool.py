@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from kernbench.records import CellRecord
+from kernbench.cells.records import CellRecord
 from kernbench.runner.cell.compute import cell_record
 from kernbench.runner.execution.cell_task import compute_marked
 from kernbench.runner.execution.executor import worker_count

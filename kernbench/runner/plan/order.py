@@ -6,9 +6,9 @@ they finish. Handed out longest first, the short cells fill the gaps at the end 
 the makespan is within 4/3 of the best possible).
 
 A cell's length is what ``kernbench status`` would estimate for it from the store's ``done``
-cells (:func:`kernbench.store.progress.cell_time_estimator`). A cell with no timed peer is
+cells (:func:`kernbench.progress.status.cell_time_estimator`). A cell with no timed peer is
 given a static cost, ``n_train × d × fits × rounds`` (:func:`static_cost`, the size of
-:mod:`kernbench.cost`), put in seconds by
+:mod:`kernbench.progress.cost`), put in seconds by
 the median seconds per unit cost of the cells that have an estimate (or left in its own units
 when none has). The order changes no number: every cell's seeds come from its identity.
 """
@@ -19,16 +19,16 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from kernbench.cost import cell_units
+from kernbench.progress.cost import cell_units
+from kernbench.progress.status import cell_time_estimator, done_times
 from kernbench.runner.plan.cells import Cell
-from kernbench.store.progress import cell_time_estimator, done_times
 
 __all__ = ["longest_first", "static_cost"]
 
 
 def static_cost(cell: Cell) -> float:
     """A cell's cost in arbitrary units: training rows × features × fits × rounds
-    (:func:`kernbench.cost.cell_units`, the size the run-time estimates use too)."""
+    (:func:`kernbench.progress.cost.cell_units`, the size the run-time estimates use too)."""
     return cell_units(cell.dataset, cell.method, cell.protocol)
 
 

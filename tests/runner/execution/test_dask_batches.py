@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from kernbench.records import FRAME_COLUMNS
+from kernbench.cells.records import FRAME_COLUMNS
 from kernbench.runner.execution.cell_task import compute_cell
 from kernbench.runner.execution.dask_batches import (
     BATCH_TARGET_S,
@@ -24,7 +24,7 @@ from kernbench.runner.execution.lost_workers import note_pid
 from kernbench.runner.options import RunHooks, RunOptions
 from kernbench.runner.plan.cells import plan_cells
 from kernbench.runner.run import run_experiment
-from kernbench.spec import load_spec
+from kernbench.spec.load import load_spec
 from kernbench.store import Store
 
 SPEC = {

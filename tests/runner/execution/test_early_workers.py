@@ -194,17 +194,21 @@ def _recording_starts(monkeypatch) -> list:
     return started
 
 
-def _refuse_while_the_thread_waits_in_joblib(monkeypatch, tmp_path) -> tuple[int, list[str]]:
+def _refuse_while_the_thread_waits_in_joblib(
+    monkeypatch, tmp_path, *, ends_with_process: bool = False
+) -> tuple[int, list[str]]:
     """``kernbench run --jobs 2`` in-process on a spec refused once the early thread waits in
-    joblib for a cold pool's imports: (exit code, kernbench threads alive as it returned)."""
+    joblib for a cold pool's imports: (exit code, kernbench threads alive as it returned).
+    ``ends_with_process``: as the console script calls it (its process ends with the command)."""
     from typer.testing import CliRunner
 
-    import kernbench.spec
+    import kernbench.spec.load
     from kernbench.cli import app
+    from kernbench.cli.state import CliState
 
     stop_local_workers()  # a cold pool: the workers import for seconds
     started = _recording_starts(monkeypatch)
-    real_load_spec = kernbench.spec.load_spec
+    real_load_spec = kernbench.spec.load.load_spec
     seen_waiting = []
 
     def load_spec_once_the_thread_waits(path):
@@ -214,11 +218,12 @@ def _refuse_while_the_thread_waits_in_joblib(monkeypatch, tmp_path) -> tuple[int
         seen_waiting.append(_early_thread_waits_in_joblib(started))
         return real_load_spec(path)  # refused: no such estimator
 
-    monkeypatch.setattr(kernbench.spec, "load_spec", load_spec_once_the_thread_waits)
+    monkeypatch.setattr(kernbench.spec.load, "load_spec", load_spec_once_the_thread_waits)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     spec = tmp_path / "refused.yaml"
     spec.write_text(REFUSED_SPEC)
-    res = CliRunner().invoke(app, ["run", str(spec), "--out", str(tmp_path / "out"), "--jobs", "2"])
+    args = ["run", str(spec), "--out", str(tmp_path / "out"), "--jobs", "2"]
+    res = CliRunner().invoke(app, args, obj=CliState(ends_with_process=ends_with_process))
     left = _kernbench_threads()
     assert res.exit_code == 2, res.output
     assert seen_waiting == [True]  # the spec was refused while the thread waited in joblib
@@ -242,10 +247,9 @@ def test_the_command_line_does_not_wait_for_the_thread_when_the_spec_is_refused(
 ):
     """The `kernbench` process ends with its command: a refused spec exits without waiting for
     the workers' imports (seconds), and the thread ends with the process."""
-    import kernbench.cli
-
-    monkeypatch.setitem(kernbench.cli._STATE, "command_line", True)  # as cli.main() sets it
-    _, left = _refuse_while_the_thread_waits_in_joblib(monkeypatch, tmp_path)
+    _, left = _refuse_while_the_thread_waits_in_joblib(
+        monkeypatch, tmp_path, ends_with_process=True
+    )  # as cli.main() calls the app
     assert left == ["kernbench-early-workers"]
     for early in threading.enumerate():
         if early.name == "kernbench-early-workers":

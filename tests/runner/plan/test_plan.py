@@ -6,7 +6,7 @@ from kernbench.errors import UsageError
 from kernbench.runner.plan import cells as plan
 from kernbench.runner.plan import revisions
 from kernbench.runner.plan.cells import parse_only, plan_cells
-from kernbench.spec import parse_spec
+from kernbench.spec.load import parse_spec
 
 SPEC = {
     "name": "p",
@@ -220,7 +220,7 @@ WIDE = {
 def _one_by_one(spec):
     """Every cell's identity from :func:`plan.cell_identity` and its seeds from
     :func:`derive_seed`, computed one cell at a time (sources before the methods taking)."""
-    from kernbench.seeds import derive_seed
+    from kernbench.cells.seeds import derive_seed
 
     by_label = {m.label: m for m in spec.methods}
     ids, seeds = {}, {}

@@ -1,0 +1,2 @@
+"""The user's files, read bounded (``reading``) and written without following planted links
+(``writing``)."""

@@ -1,0 +1,55 @@
+"""The command line's state lives in Typer's context, made fresh per command: ``--debug`` in one
+invocation changes nothing in the next, and the error guard reads it from there."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from kernbench.cli import app
+
+CLI = Path(__file__).resolve().parents[2] / "kernbench" / "cli"
+
+runner = CliRunner()
+
+
+def test_debug_is_per_invocation(tmp_path):
+    missing = str(tmp_path / "none")
+    with_debug = runner.invoke(app, ["--debug", "status", missing])
+    assert with_debug.exit_code != 2 and with_debug.exception is not None  # raised, traceback
+    plain = runner.invoke(app, ["status", missing])
+    assert plain.exit_code == 2 and plain.stderr.startswith("error:"), plain.output
+    again = runner.invoke(app, ["--debug", "status", missing])
+    assert again.exception is not None and again.exit_code != 2
+
+
+def test_no_module_of_the_cli_holds_mutable_state():
+    """No module-level dict, list or set assigned in kernbench/cli (state travels in ctx.obj)."""
+    found = []
+    for path in CLI.glob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(
+                node.value, ast.Dict | ast.List | ast.Set
+            ):
+                found.append(f"{path.name}:{node.lineno}")
+    assert not found, found
+
+
+def test_backend_choices_are_shown():
+    res = runner.invoke(app, ["run", "--help"])
+    assert "local|dask" in res.output
+
+
+def test_the_entry_point_loads_no_typer_before_the_stop_handler():
+    """``kernbench.cli`` itself is light: ``main()`` installs the stop handler before Typer and
+    the verbs' modules are imported, so a signal during start-up is a clean stop."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, kernbench.cli; print(sorted(m for m in ('typer', 'rich') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
