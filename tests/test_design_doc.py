@@ -1,4 +1,4 @@
-"""docs/DESIGN.md's module tree lists exactly the package's modules, so it cannot go stale."""
+"""docs/modules.md's module tree lists exactly the package's modules, so it cannot go stale."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DESIGN = ROOT / "docs" / "DESIGN.md"
+MODULES = ROOT / "docs" / "modules.md"
 
 
 def tree_entries(text: str) -> list[str]:
@@ -50,13 +50,13 @@ def test_parser_reads_nesting() -> None:
 
 
 def test_module_tree_matches_the_package() -> None:
-    entries = tree_entries(DESIGN.read_text(encoding="utf-8"))
+    entries = tree_entries(MODULES.read_text(encoding="utf-8"))
     documented = {e for e in entries if e.endswith(".py")}
     actual = package_modules()
     missing, stale = sorted(actual - documented), sorted(documented - actual)
     assert not missing and not stale, (
-        f"docs/DESIGN.md module tree is out of date: add {missing}, remove {stale}"
+        f"docs/modules.md module tree is out of date: add {missing}, remove {stale}"
     )
     assert len(documented) == len([e for e in entries if e.endswith(".py")]), "listed twice"
     for e in entries:  # directories and package data named in the tree exist
-        assert (ROOT / e).exists(), f"docs/DESIGN.md names {e}, which does not exist"
+        assert (ROOT / e).exists(), f"docs/modules.md names {e}, which does not exist"
