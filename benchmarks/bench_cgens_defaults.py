@@ -36,7 +36,7 @@ from _results import write_csv
 
 from kernbench.runner.cell.compute import run_cell
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec.load import parse_spec
+from kernbench.specs.load import parse_spec
 
 DATASETS = ("ionosphere", "wdbc", "liver", "votes84")
 PATH = [25, 50, 100, 250]

@@ -35,7 +35,7 @@ def fit_once(C: float) -> dict:
     from kernbench.methods.cgens import CGENS
     from kernbench.runner.cell.preprocess import fit_scaler
     from kernbench.runner.plan.cells import plan_cells
-    from kernbench.spec.load import parse_spec
+    from kernbench.specs.load import parse_spec
 
     spec = {
         "name": "liver_stall",

@@ -79,7 +79,7 @@ def datasets_150() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     out = {}
     if os.environ.get("KERNBENCH_MIRROR"):
         from kernbench.datasets import make_realisation
-        from kernbench.spec.load import Protocol
+        from kernbench.specs.load import Protocol
 
         protocol = Protocol(train_size=150, stratify=False, seed=0, cv_folds=1)
         for name in TABLE1:

@@ -43,7 +43,7 @@ from kernbench.runner.cell.preprocess import fit_scaler
 from kernbench.solvers.exp_loss_newton import solve_classwise_newton
 from kernbench.solvers.fcd import fcd_solve
 from kernbench.solvers.multiclass_exp_loss import solve_classwise_lbfgsb
-from kernbench.spec.types import Protocol
+from kernbench.specs.types import Protocol
 
 RESULTS = Path(__file__).parent / "results"
 PROTOCOL = Protocol(realisations="random", train_size=0.75, stratify=True, seed=0)

@@ -44,7 +44,7 @@ import kernbench.solvers.lp as lp
 from kernbench.datasets import make_realisation
 from kernbench.methods import LPBoost
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 SPEC = Path(__file__).parent.parent / "experiments" / "uci_stumps.yaml"
 RESULTS = Path(__file__).parent / "results" / "bench_lpboost_nu.csv"

@@ -69,7 +69,7 @@ def timed_run(
     (all of them done)."""
     from kernbench.runner.options import RunOptions
     from kernbench.runner.run import run_experiment
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
 
     spec_path = workdir / f"noop-{n}.yaml"
     spec_path.write_text(SPEC.format(n=n))

@@ -33,7 +33,7 @@ from kernbench.datasets import make_realisation
 from kernbench.methods import SVMGauss, SVMPerc
 from kernbench.runner.cell.preprocess import fit_scaler
 from kernbench.runner.cell.select import select_fit_score
-from kernbench.spec.types import Protocol
+from kernbench.specs.types import Protocol
 
 RESULTS = Path(__file__).parent / "results" / "bench_svm_model_selection.csv"
 C_PERC = [2.0**k for k in range(-17, 4, 2)]  # 11 values: Lin & Li's "55 problems"

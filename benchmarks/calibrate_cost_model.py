@@ -36,8 +36,8 @@ import numpy as np
 
 from kernbench.progress.cost import cell_units
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec.load import load_spec
-from kernbench.spec.shipped import resolve_spec
+from kernbench.specs.load import load_spec
+from kernbench.specs.shipped import resolve_spec
 from kernbench.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent

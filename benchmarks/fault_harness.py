@@ -365,7 +365,7 @@ def dask_trials(n: int, n_scheduler: int, root: Path) -> list[dict]:
         return []
     from kernbench.runner.options import RunHooks, RunOptions
     from kernbench.runner.run import run_experiment
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
 
     spec_path = root / "faults.yaml"
     reference = rh.cell_table(root / "reference")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from kernbench.runner.cell.compute import run_cell
 from kernbench.runner.plan.cells import parse_only, plan_cells
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 
 def main() -> None:

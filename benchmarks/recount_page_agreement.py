@@ -24,7 +24,7 @@ from pathlib import Path
 
 from kernbench.report.reference import load_reference, match_reference
 from kernbench.report.stats import published_stderr, within_tolerance
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 

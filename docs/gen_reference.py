@@ -3,8 +3,8 @@
 * ``docs/cli.md``: the command-line reference, written by Typer from ``kernbench.cli.application``
   (``typer kernbench.cli.application utils docs``).
 * ``docs/spec.md``: the block between the ``GENERATED`` markers, built from the spec's own schema:
-  the dataclasses of :mod:`kernbench.spec.types` (fields, defaults, numpy-style docstrings), the
-  key sets :mod:`kernbench.spec.load` validates against, and the table values of
+  the dataclasses of :mod:`kernbench.specs.types` (fields, defaults, numpy-style docstrings), the
+  key sets :mod:`kernbench.specs.load` validates against, and the table values of
   :mod:`kernbench.cells.records`.
 
 Run ``python docs/gen_reference.py`` after changing the CLI or the spec schema;
@@ -91,7 +91,7 @@ def _cell(text: str) -> str:
 
 def protocol_table() -> str:
     """One row per ``protocol`` key: default and meaning, from :class:`Protocol` itself."""
-    from kernbench.spec.types import Protocol
+    from kernbench.specs.types import Protocol
 
     docs = attribute_docs(Protocol)
     rows = ["| key | default | meaning |", "|---|---|---|"]
@@ -117,8 +117,8 @@ def values_table() -> str:
 
 def table_defaults() -> str:
     """``table`` keys with their defaults and meanings, from :class:`TableSpec`."""
-    from kernbench.spec.load import TABLE_KEYS
-    from kernbench.spec.types import TableSpec
+    from kernbench.specs.load import TABLE_KEYS
+    from kernbench.specs.types import TableSpec
 
     defaults = {f.name: _default(f) for f in dataclasses.fields(TableSpec)}
     docs = attribute_docs(TableSpec)
@@ -131,10 +131,10 @@ def table_defaults() -> str:
 
 
 def key_sets() -> str:
-    """The keys each part of a spec accepts, as :mod:`kernbench.spec.load` and
-    :mod:`kernbench.spec.compose` validate them."""
-    from kernbench.spec import load as spec
-    from kernbench.spec.compose import EXTENDS_KEYS
+    """The keys each part of a spec accepts, as :mod:`kernbench.specs.load` and
+    :mod:`kernbench.specs.compose` validate them."""
+    from kernbench.specs import load as spec
+    from kernbench.specs.compose import EXTENDS_KEYS
 
     parts = [
         ("top level", spec.TOP_KEYS),

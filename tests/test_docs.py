@@ -40,7 +40,7 @@ def test_spec_reference_is_current() -> None:
 
 
 def test_every_protocol_key_is_documented_in_the_spec_page() -> None:
-    from kernbench.spec.types import Protocol
+    from kernbench.specs.types import Protocol
 
     text = (DOCS / "spec.md").read_text(encoding="utf-8")
     for f in dataclasses.fields(Protocol):
@@ -51,7 +51,7 @@ def test_every_protocol_key_is_documented_in_the_spec_page() -> None:
         r for r in rows if r.split("|")[1].strip(" `") in Protocol.__dataclass_fields__
     ]
     assert all(r.split("|")[3].strip() for r in protocol_rows)
-    from kernbench.spec.load import TABLE_KEYS
+    from kernbench.specs.load import TABLE_KEYS
 
     table_keys = {f"`table.{k}`" for k in TABLE_KEYS}
     section = text.split("### `table` keys", 1)[1].split("###", 1)[0]
@@ -168,7 +168,7 @@ def test_spec_page_lists_every_key_a_dataset_mapping_accepts(tmp_path: Path) -> 
     """The `datasets[i]` row of docs/spec.md against the keys the validator names when it
     refuses an unknown one (read from its message, not from the constant the page is made of)."""
     from kernbench.errors import SpecError
-    from kernbench.spec.load import parse_spec
+    from kernbench.specs.load import parse_spec
 
     data = {"name": "k", "datasets": [{"name": "iris", "zzz": 1}], "methods": {}}
     with pytest.raises(SpecError) as info:

@@ -60,7 +60,7 @@ RULES = [
     ),
     ("kernbench.store", ("kernbench.runner", "kernbench.methods", "kernbench.report")),
     ("kernbench.cells.records", ("kernbench.store", "kernbench.runner", "kernbench.report")),
-    ("kernbench.spec.load", ("kernbench.store", "kernbench.runner", "kernbench.report")),
+    ("kernbench.specs", ("kernbench.store", "kernbench.runner", "kernbench.report")),
     ("kernbench.progress", ("kernbench.runner", "kernbench.report")),
     ("kernbench.runner.plan", ("kernbench.runner.cell", "kernbench.runner.execution", *RUN_HALL)),
     ("kernbench.runner.cell", ("kernbench.runner.execution", *RUN_HALL)),

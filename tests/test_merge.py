@@ -142,7 +142,7 @@ def test_split_run_on_two_machines_merges_into_the_full_run(tmp_path):
     path.write_text(yaml.safe_dump(spec), encoding="utf-8")
     from kernbench.runner.options import RunOptions
     from kernbench.runner.run import run_experiment
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
 
     s = load_spec(path)
     run_experiment(s, RunOptions(out_dir=tmp_path / "full", jobs=1))

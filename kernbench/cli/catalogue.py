@@ -55,7 +55,7 @@ def list_entry_point_methods() -> None:
 def describe(out: Console, name: str) -> None:
     """One method: where its class lives, its summary, its path parameter and parameters."""
     from kernbench.methods.describe import describe_method
-    from kernbench.spec.types import PLUGIN_PREFIX
+    from kernbench.specs.types import PLUGIN_PREFIX
 
     try:
         cls, params = describe_method(name)
@@ -79,7 +79,7 @@ def specs(ctx: typer.Context) -> None:
 
     Examples: kernbench specs · kernbench run quickstart · kernbench run cgens-table1
     """
-    from kernbench.spec.shipped import packaged_specs, specs_dir
+    from kernbench.specs.shipped import packaged_specs, specs_dir
 
     found = packaged_specs()
     if not found:

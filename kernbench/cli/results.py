@@ -21,7 +21,7 @@ def selection(spec_path: Path | None) -> Any:
         return None
     from kernbench.report import Selection
     from kernbench.runner.plan.cells import plan_cells
-    from kernbench.spec.load import load_spec, spec_to_dict
+    from kernbench.specs.load import load_spec, spec_to_dict
 
     s = load_spec(spec_path)
     ids = frozenset(c.cell_id for c in plan_cells(s))
@@ -230,7 +230,7 @@ def plot(
             typer.echo(f"{name:<16} {getattr(builder, 'plot_help', '')}")
         return
     if kind not in PLOT_KINDS:
-        from kernbench.spec.checking import _suggest
+        from kernbench.specs.checking import _suggest
 
         raise UsageError(
             "--kind",

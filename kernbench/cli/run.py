@@ -18,7 +18,7 @@ from kernbench.cli.options import MAX_CELLS_DEFAULT, MAX_CELLS_OPTION, Backend, 
 from kernbench.cli.render import plan_table, print_lines
 from kernbench.cli.state import EXIT_CELLS_FAILED, EXIT_USAGE, CliState, state_of
 from kernbench.errors import KernbenchError, UsageError, printable
-from kernbench.spec.types import MAX_TIMEOUT_S
+from kernbench.specs.types import MAX_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def run(
     Cluster: kernbench run SPEC --backend dask --scheduler tcp://127.0.0.1:8786
     """
     from kernbench.runner.plan.cells import parse_only
-    from kernbench.spec.shipped import resolve_spec
+    from kernbench.specs.shipped import resolve_spec
 
     try:
         only_map = parse_only(only or [])
@@ -166,7 +166,7 @@ def drive(path: Path, req: RunRequest, state: CliState) -> tuple[str, Any]:
         from kernbench.runner.options import RunOptions
         from kernbench.runner.results_dir import cell_statuses, default_out_dir
         from kernbench.runner.run import run_experiment
-        from kernbench.spec.load import load_spec
+        from kernbench.specs.load import load_spec
 
         s = load_spec(path)
         check_selected_count(s, req)
@@ -217,7 +217,7 @@ def show_plan(
     """``--dry-run``: the plan with each cell's status, the spec in brief, a time estimate."""
     from kernbench.progress.lines import plan_counts_line, plan_estimate_lines
     from kernbench.runner.plan.cells import check_cell_count, plan_cells
-    from kernbench.spec.summary import summary_with_base
+    from kernbench.specs.summary import summary_with_base
 
     total = check_cell_count(s, req.max_cells)  # the whole spec, before any cell is built
     cells = plan_cells(s, realisations=req.realisations, only=req.only, max_cells=None)
@@ -287,9 +287,9 @@ def validate_one(state: CliState, spec: Path, *, data: bool, max_cells: int, job
     from kernbench.datasets.fetch import require_local
     from kernbench.progress.lines import estimate_lines
     from kernbench.runner.plan.cells import plan_cells
-    from kernbench.spec.load import load_spec
-    from kernbench.spec.shipped import resolve_spec
-    from kernbench.spec.summary import summary_with_base
+    from kernbench.specs.load import load_spec
+    from kernbench.specs.shipped import resolve_spec
+    from kernbench.specs.summary import summary_with_base
 
     path = resolve_spec(spec)
     s = load_spec(path)
@@ -345,8 +345,8 @@ def verify(
     """
     from kernbench.runner.verify import choose_sample, load_values, record_values, values_path
     from kernbench.runner.verify import verify as verify_cells
-    from kernbench.spec.load import load_spec
-    from kernbench.spec.shipped import resolve_spec
+    from kernbench.specs.load import load_spec
+    from kernbench.specs.shipped import resolve_spec
 
     out = state_of(ctx).out
     s = load_spec(resolve_spec(spec))

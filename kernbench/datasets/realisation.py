@@ -40,7 +40,7 @@ from kernbench.datasets.catalog import DatasetEntry, RawFile, get_dataset, resol
 from kernbench.datasets.fetch import locate, sha256_file
 from kernbench.datasets.recipes import load_pool, read_ida_realisation, standardize_pool
 from kernbench.errors import DataError
-from kernbench.spec.types import Protocol
+from kernbench.specs.types import Protocol
 
 __all__ = [
     "Realisation",

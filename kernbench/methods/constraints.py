@@ -2,9 +2,9 @@
 
 scikit-learn's ``_parameter_constraints`` check each parameter alone. A rule over several
 parameters (``norm="l1"`` cannot run on ``solver="osqp"``) is a :class:`CrossConstraint` in the
-class's ``_cross_constraints``; :func:`check_cross_constraints` enforces them in ``fit``, and the
-spec validator (:mod:`kernbench.spec.load`) calls :func:`cross_violation` for every combination of a
-method's grid before any cell runs.
+class's ``_cross_constraints``; :func:`check_cross_constraints` enforces them in ``fit``, and
+the spec validator (:mod:`kernbench.specs.load`) calls :func:`cross_violation` for every
+combination of a method's grid before any cell runs.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from typing import Any
 from sklearn.utils._param_validation import Interval, Options, StrOptions, make_constraint
 
 from kernbench.methods.registry import default_params, registry
-from kernbench.spec.types import PluginFile
+from kernbench.specs.types import PluginFile
 
 __all__ = ["ParameterDoc", "describe_method", "docstring_parameters", "format_constraint"]
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kernbench.methods.registry import _REGISTRY, get_method
-from kernbench.spec.types import MethodSource, PluginFile
+from kernbench.specs.types import MethodSource, PluginFile
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kernbench.spec.types import DatasetSpec, MethodSpec, Protocol
+from kernbench.specs.types import DatasetSpec, MethodSpec, Protocol
 
 __all__ = [
     "PlanCost",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kernbench.errors import StoreError, UsageError
 from kernbench.runner.plan.cells import Cell
-from kernbench.spec.types import Spec
+from kernbench.specs.types import Spec
 from kernbench.store import CSV_FILE, STORE_FILE, Store
 
 __all__ = ["cell_statuses", "check_out_dir", "default_out_dir"]

@@ -38,8 +38,8 @@ from kernbench.runner.plan.order import longest_first
 from kernbench.runner.record_sink import RecordSink, RunSummary
 from kernbench.runner.results_dir import check_out_dir, default_out_dir
 from kernbench.runner.todo import reuse_finished, take_parameters, waves, with_sources
-from kernbench.spec.load import spec_to_dict
-from kernbench.spec.types import Spec
+from kernbench.specs.load import spec_to_dict
+from kernbench.specs.types import Spec
 from kernbench.store import Store
 from kernbench.store.backup import check_store
 from kernbench.store.lock import RunLock, describe_holder

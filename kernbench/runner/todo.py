@@ -12,7 +12,7 @@ from pathlib import Path
 from kernbench.cells.records import FINAL_STATUSES, CellRecord
 from kernbench.runner.cell.compute import cell_record
 from kernbench.runner.plan.cells import Cell
-from kernbench.spec.types import MethodSpec
+from kernbench.specs.types import MethodSpec
 from kernbench.store import Store
 
 __all__ = ["reuse_finished", "take_parameters", "waves", "with_sources"]
@@ -69,7 +69,7 @@ def take_parameters(
     take = cell.method.take
     if take is None:
         return cell
-    from kernbench.spec.param_transforms import TRANSFORMS
+    from kernbench.specs.param_transforms import TRANSFORMS
 
     row = store.row(cell.source_id) if cell.source_id else None
     if row is None or row["status"] != "done":

@@ -35,7 +35,7 @@ from kernbench.errors import UsageError
 from kernbench.runner.cell.compute import versions
 from kernbench.runner.plan.cells import Cell, plan_cells
 from kernbench.runner.plan.revisions import REVISIONS
-from kernbench.spec.types import Spec
+from kernbench.specs.types import Spec
 from kernbench.store import Store
 
 __all__ = [
@@ -137,7 +137,7 @@ class Verification:
 def values_path(spec: Spec, directory: str | Path | None = None) -> Path:
     """``<directory>/<spec name>.csv``; by default the shipped specs' ``values/`` folder."""
     if directory is None:
-        from kernbench.spec.shipped import specs_dir
+        from kernbench.specs.shipped import specs_dir
 
         directory = specs_dir() / "values"
     return Path(directory) / f"{spec.name}.csv"

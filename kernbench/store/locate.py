@@ -18,7 +18,7 @@ _NAME_LINE = re.compile(r"^name:[ \t]*[\"']?([A-Za-z0-9_.-]+)[\"']?[ \t]*(#.*)?$
 def no_store(path: Path) -> KernbenchError:
     """The error for a results path without a store, saying whether the path exists at all."""
     if not path.exists():
-        from kernbench.spec.shipped import results_hint
+        from kernbench.specs.shipped import results_hint
 
         return KernbenchError(
             f"{path}: no such file or directory (a results directory expected){results_hint(path)}"

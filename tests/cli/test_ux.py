@@ -278,7 +278,7 @@ def test_no_flag_shows_a_bool_placeholder_in_help():
 
 
 def test_an_extending_spec_is_titled_by_its_own_name_not_the_bases(tmp_path):
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
 
     spec = tmp_path / "mine.yaml"
     spec.write_text(yaml.safe_dump({"extends": "grand", "name": "mine"}))

@@ -12,7 +12,7 @@ from kernbench.datasets import dataset_fingerprint, make_realisation
 from kernbench.datasets.catalog import get_dataset, resolve_options
 from kernbench.datasets.recipes import load_pool
 from kernbench.errors import DataError
-from kernbench.spec.types import Protocol
+from kernbench.specs.types import Protocol
 
 RANDOM = Protocol(realisations="random", train_size=0.5, test_size=None)
 

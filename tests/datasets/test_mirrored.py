@@ -14,7 +14,7 @@ import pytest
 from kernbench.datasets import get_dataset, list_datasets, load_pool, make_realisation
 from kernbench.datasets.parsers import read_delimited, read_keel, read_libsvm
 from kernbench.datasets.recipes import read_ida_realisation
-from kernbench.spec.types import Protocol
+from kernbench.specs.types import Protocol
 
 # the mirrored entries (the papers' own unmirrored data sets are tested on generated files in
 # test_paper_data.py)

@@ -212,8 +212,8 @@ def test_mnist_rows_train_on_1000_per_class_of_the_training_file_and_test_on_the
     for training and use the original test set" -- predefined split, then per-class sampling of
     its training part (here 2 per class of a generated 12/5 pair)."""
     from kernbench.datasets import make_realisation
-    from kernbench.spec.load import load_spec
-    from kernbench.spec.types import Protocol
+    from kernbench.specs.load import load_spec
+    from kernbench.specs.types import Protocol
 
     for spec in ("cgens_table3_paper_data.yaml", "multiboost_cw_paper_data.yaml"):
         loaded = load_spec(ROOT / "experiments" / spec)

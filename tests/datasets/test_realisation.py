@@ -12,7 +12,7 @@ from kernbench.datasets import (
     make_realisation,
 )
 from kernbench.datasets.realisation import flip_labels, per_class_subsample, random_split
-from kernbench.spec.types import Protocol
+from kernbench.specs.types import Protocol
 
 RANDOM = Protocol(realisations="random", train_size=0.6)
 

@@ -22,8 +22,8 @@ from kernbench.datasets.user_catalogue import (
 )
 from kernbench.errors import CatalogueError, SpecError
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec.load import load_spec
-from kernbench.spec.types import Protocol
+from kernbench.specs.load import load_spec
+from kernbench.specs.types import Protocol
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()

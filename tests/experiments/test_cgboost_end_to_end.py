@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from kernbench.cli import app
 from kernbench.datasets import make_realisation
 from kernbench.methods import CGBoost, CGBoostRegressor
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 from kernbench.store import Store
 
 runner = CliRunner()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from kernbench.methods import CGBoost, CGBoostRegressor
 from kernbench.report.reference import load_reference, match_reference
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 

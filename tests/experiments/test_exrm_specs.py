@@ -9,7 +9,7 @@ import pytest
 
 from kernbench.report.reference import load_reference, match_reference
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 EXP = ROOT / "experiments"

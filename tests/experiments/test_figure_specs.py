@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 

@@ -12,7 +12,7 @@ import pytest
 
 from kernbench.datasets import make_realisation
 from kernbench.report.reference import load_reference, match_reference
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = {

@@ -19,7 +19,7 @@ import pytest
 
 from kernbench.report.render import render_table
 from kernbench.report.tables import build_table
-from kernbench.spec.load import load_spec, spec_to_dict
+from kernbench.specs.load import load_spec, spec_to_dict
 from kernbench.store import CellRecord, Store
 
 ROOT = Path(__file__).resolve().parents[2]

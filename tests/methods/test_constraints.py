@@ -11,7 +11,7 @@ from kernbench.methods.cgboost_regressor import CGBoostRegressor
 from kernbench.methods.cgens import CGENS
 from kernbench.methods.constraints import check_cross_constraints, cross_violation
 from kernbench.methods.lpboost import LPBoost
-from kernbench.spec.load import parse_spec
+from kernbench.specs.load import parse_spec
 
 X = np.random.default_rng(0).standard_normal((30, 2))
 Y = np.where(X[:, 0] > 0, 1, 0)

@@ -22,7 +22,7 @@ from kernbench.methods.plugins import (
     resolve_estimator,
 )
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 runner = CliRunner()
 

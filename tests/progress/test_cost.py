@@ -15,7 +15,7 @@ from kernbench.cli import app
 from kernbench.progress.cost import cell_units, plan_cost, seconds_per_cell
 from kernbench.progress.cost_calibration import CALIBRATION
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = {

@@ -521,7 +521,7 @@ def test_a_run_records_the_keys_of_the_cells_it_was_asked_for(tmp_path):
     method beside its id, for the cells this run computes (here --realisations 1 of 2)."""
     from kernbench.runner.options import RunHooks, RunOptions
     from kernbench.runner.run import run_experiment
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
     from kernbench.store.sqlite import ACTIVE_RUN
 
     spec = tmp_path / "progress.yaml"

@@ -79,7 +79,7 @@ def run_reference(spec_path: Path, out_dir: Path) -> dict[str, tuple]:
     """An uninterrupted in-process run; returns its cell table."""
     from kernbench.runner.options import RunOptions
     from kernbench.runner.run import run_experiment
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
 
     summary = run_experiment(load_spec(spec_path), RunOptions(out_dir=out_dir, jobs=1))
     assert summary.ok, summary.failed
@@ -232,7 +232,7 @@ def kill_trial(
     """
     from kernbench.runner.options import RunOptions
     from kernbench.runner.run import run_experiment
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
 
     env = child_env()
     delay_max = 0.15  # a cell takes ~0.1 s: kill around the next few cells
@@ -324,7 +324,7 @@ def scheduler_kill_trial(
     first committed cell, wait for ``kernbench run`` to give up, then rerun locally."""
     from kernbench.runner.options import RunOptions
     from kernbench.runner.run import run_experiment
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
 
     root = Path(root)
     out = root / "sched"

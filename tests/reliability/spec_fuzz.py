@@ -248,7 +248,7 @@ def run_case(text: str, description: str, workdir: Path, monkeypatch: Any) -> Ca
     from kernbench.errors import SpecError
     from kernbench.runner.plan.cells import plan_cells
     from kernbench.runner.record_sink import RunSummary
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
 
     def plan_only(spec: Any, options: Any, **_: Any):
         cells = plan_cells(spec, realisations=options.realisations, only=options.only)

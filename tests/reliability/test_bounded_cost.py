@@ -13,7 +13,7 @@ from kernbench.cli import app
 from kernbench.errors import SpecError
 from kernbench.runner.plan import cells as plan_module
 from kernbench.runner.plan.cells import DEFAULT_MAX_CELLS, TooManyCells, count_cells, plan_cells
-from kernbench.spec.load import load_spec, parse_spec
+from kernbench.specs.load import load_spec, parse_spec
 
 runner = CliRunner()
 HEAD = "name: chain\ndatasets: [iris]\nmethods: {a: {estimator: adaboost}}\n"

@@ -50,7 +50,7 @@ def test_sigterm_records_cells_in_flight_as_interrupted_and_rerun_retries_them(
 
     from kernbench.runner.options import RunOptions
     from kernbench.runner.run import run_experiment
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
 
     summary = run_experiment(load_spec(spec), RunOptions(out_dir=out, jobs=1))
     assert summary.counts.get("done") == rh.N_CELLS - (len(table) - 1)

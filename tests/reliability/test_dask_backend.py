@@ -33,7 +33,7 @@ def test_worker_killed_mid_run_loses_nothing(cluster, reference_run, tmp_path):
 
     from kernbench.runner.options import RunHooks, RunOptions
     from kernbench.runner.run import run_experiment
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
 
     spec, _, reference = reference_run
     killed: dict[str, object] = {}

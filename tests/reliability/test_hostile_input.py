@@ -22,7 +22,7 @@ import kernbench
 from kernbench.datasets import fetch, list_datasets
 from kernbench.errors import DataError
 from kernbench.runner.results_dir import default_out_dir
-from kernbench.spec.load import _NAME_RE
+from kernbench.specs.load import _NAME_RE
 
 _SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 MIRROR = Path(os.environ.get("KERNBENCH_MIRROR") or _SHARED)

@@ -129,7 +129,7 @@ def test_slow_cell_times_out_run_continues_exits_1_and_rerun_retries(tmp_path):
     inline = tmp_path / "inline"
     from kernbench.runner.options import RunOptions
     from kernbench.runner.run import run_experiment
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
 
     s = load_spec(spec)
     untimed = dataclasses.replace(s, protocol=dataclasses.replace(s.protocol, timeout_s=None))

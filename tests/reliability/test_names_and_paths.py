@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from kernbench.cli import app
 from kernbench.errors import SpecError, printable
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 runner = CliRunner()
 BASE = {"name": "ok", "datasets": ["iris"], "methods": {"ada": {"estimator": "adaboost"}}}

@@ -19,7 +19,7 @@ from kernbench.report.collect import load_experiment
 from kernbench.report.figures_boundary import boundary_figures, boundary_trace_figures
 from kernbench.runner.options import RunOptions
 from kernbench.runner.run import run_experiment
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 
 def scipy_threenorm_bayes(X: np.ndarray, a: float) -> np.ndarray:

@@ -15,7 +15,7 @@ from kernbench.runner import record_sink
 from kernbench.runner.execution.inline import InlineExecutor
 from kernbench.runner.options import RunOptions
 from kernbench.runner.run import run_experiment
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 from kernbench.store import Store
 
 SPEC = {

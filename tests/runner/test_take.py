@@ -14,8 +14,8 @@ from kernbench.errors import SpecError
 from kernbench.runner.options import RunOptions
 from kernbench.runner.plan.cells import plan_cells
 from kernbench.runner.run import run_experiment
-from kernbench.spec.load import load_spec
-from kernbench.spec.param_transforms import TRANSFORMS
+from kernbench.specs.load import load_spec
+from kernbench.specs.param_transforms import TRANSFORMS
 from kernbench.store import Store
 
 GAMMAS = [0.5, 0.02]

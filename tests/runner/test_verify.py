@@ -19,7 +19,7 @@ from kernbench.runner.verify import (
     record_values,
     verify,
 )
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 SPEC = {
     "name": "tiny",

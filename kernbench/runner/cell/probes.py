@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from kernbench.errors import KernbenchError
-from kernbench.spec.types import Protocol
+from kernbench.specs.types import Protocol
 
 #: significant digits kept of each stored decision value (the boundary is their zero level)
 DIGITS = 6

@@ -12,7 +12,7 @@ from kernbench.cells.identity import digest, dumps
 from kernbench.cells.seeds import derive_seed
 from kernbench.errors import KernbenchError, UsageError
 from kernbench.runner.plan.revisions import result_revision
-from kernbench.spec.types import DatasetSpec, MethodSpec, Protocol, Spec
+from kernbench.specs.types import DatasetSpec, MethodSpec, Protocol, Spec
 
 #: the cell filters ``--only KEY=VALUE`` accepts
 ONLY_KEYS = ("dataset", "method", "realisation")
@@ -338,8 +338,8 @@ def _canonical_dataset(name: str) -> str | None:
 
 
 def _no_match(key: str, value: str, what: str, choices: list[str], spec: Spec) -> UsageError:
-    from kernbench.spec.listing import cut_list
-    from kernbench.spec.load import _suggest
+    from kernbench.specs.listing import cut_list
+    from kernbench.specs.load import _suggest
 
     shown = cut_list(dict.fromkeys(choices), 12)
     return UsageError(

@@ -19,7 +19,7 @@ import reliability_harness as rh  # noqa: E402
 
 from kernbench.runner.cell.compute import run_cell  # noqa: E402
 from kernbench.runner.plan.cells import plan_cells  # noqa: E402
-from kernbench.spec.load import load_spec  # noqa: E402
+from kernbench.specs.load import load_spec  # noqa: E402
 
 
 def hostile_cell(folder: Path, act: str):

@@ -13,7 +13,7 @@ from kernbench.datasets import make_realisation
 from kernbench.runner.cell import worker_cache
 from kernbench.runner.cell.preprocess import fit_scaler
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 SPEC = {
     "name": "cache",

@@ -24,7 +24,7 @@ from kernbench.runner.execution.lost_workers import note_pid
 from kernbench.runner.options import RunHooks, RunOptions
 from kernbench.runner.plan.cells import plan_cells
 from kernbench.runner.run import run_experiment
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 from kernbench.store import Store
 
 SPEC = {

@@ -202,13 +202,13 @@ def _refuse_while_the_thread_waits_in_joblib(
     ``ends_with_process``: as the console script calls it (its process ends with the command)."""
     from typer.testing import CliRunner
 
-    import kernbench.spec.load
+    import kernbench.specs.load
     from kernbench.cli import app
     from kernbench.cli.state import CliState
 
     stop_local_workers()  # a cold pool: the workers import for seconds
     started = _recording_starts(monkeypatch)
-    real_load_spec = kernbench.spec.load.load_spec
+    real_load_spec = kernbench.specs.load.load_spec
     seen_waiting = []
 
     def load_spec_once_the_thread_waits(path):
@@ -218,7 +218,7 @@ def _refuse_while_the_thread_waits_in_joblib(
         seen_waiting.append(_early_thread_waits_in_joblib(started))
         return real_load_spec(path)  # refused: no such estimator
 
-    monkeypatch.setattr(kernbench.spec.load, "load_spec", load_spec_once_the_thread_waits)
+    monkeypatch.setattr(kernbench.specs.load, "load_spec", load_spec_once_the_thread_waits)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     spec = tmp_path / "refused.yaml"
     spec.write_text(REFUSED_SPEC)

@@ -13,7 +13,7 @@ import yaml
 from kernbench.runner.execution.local_pool import LocalPoolExecutor
 from kernbench.runner.execution.local_workers import stop_local_workers
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 SPEC = {
     "name": "pool",

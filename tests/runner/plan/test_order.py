@@ -9,7 +9,7 @@ import yaml
 
 from kernbench.runner.plan.cells import plan_cells
 from kernbench.runner.plan.order import longest_first, static_cost
-from kernbench.spec.load import load_spec
+from kernbench.specs.load import load_spec
 
 SPEC = {
     "name": "order",

@@ -6,7 +6,7 @@ from kernbench.errors import UsageError
 from kernbench.runner.plan import cells as plan
 from kernbench.runner.plan import revisions
 from kernbench.runner.plan.cells import parse_only, plan_cells
-from kernbench.spec.load import parse_spec
+from kernbench.specs.load import parse_spec
 
 SPEC = {
     "name": "p",

@@ -1,4 +1,4 @@
-"""Typed, validated experiment spec objects (built by :mod:`kernbench.spec.load`)."""
+"""Typed, validated experiment spec objects (built by :mod:`kernbench.specs.load`)."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ class TakeSpec:
         The label of the method whose chosen parameters are taken.
     params : dict
         ``target parameter -> (source parameter, transform name)``; the transforms are
-        :data:`kernbench.spec.param_transforms.TRANSFORMS` (``identity``, ``gamma_to_sigma`` ...).
+        :data:`kernbench.specs.param_transforms.TRANSFORMS` (``identity``, ``gamma_to_sigma`` ...).
     """
 
     source: str

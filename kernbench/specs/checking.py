@@ -1,7 +1,7 @@
 """Validation shared by every file kernbench reads from a user: YAML loading with limits, and a
 checker whose errors name the file, the key path, the bad value and what was expected.
 
-The spec (:mod:`kernbench.spec.load`) and the user dataset catalogues both use it.
+The spec (:mod:`kernbench.specs.load`) and the user dataset catalogues both use it.
 """
 
 from __future__ import annotations

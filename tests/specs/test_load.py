@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from kernbench.errors import SpecError
-from kernbench.spec.load import load_spec, parse_spec
+from kernbench.specs.load import load_spec, parse_spec
 
 GOOD = {
     "name": "tiny",

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from kernbench.errors import UsageError
-from kernbench.spec.shipped import packaged_specs, resolve_spec, specs_dir
+from kernbench.specs.shipped import packaged_specs, resolve_spec, specs_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS = ROOT / "experiments"
@@ -81,7 +81,7 @@ def test_build_copies_the_specs_into_the_package_and_they_run_from_an_empty_dire
     assert proc.returncode == 0, proc.stderr
     assert "quickstart: 20 cells" in proc.stdout
     where = subprocess.run(
-        [sys.executable, "-c", "from kernbench.spec.shipped import specs_dir; print(specs_dir())"],
+        [sys.executable, "-c", "from kernbench.specs.shipped import specs_dir; print(specs_dir())"],
         cwd=empty,
         env=env,
         capture_output=True,

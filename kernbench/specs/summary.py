@@ -8,8 +8,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from kernbench.spec.listing import cut_list
-from kernbench.spec.types import DatasetSpec, Spec
+from kernbench.specs.listing import cut_list
+from kernbench.specs.types import DatasetSpec, Spec
 
 __all__ = ["base_spec_path", "summary_lines"]
 
@@ -20,8 +20,8 @@ _SHOWN = 30
 def base_spec_path(path: str | os.PathLike[str]) -> tuple[str, Path] | None:
     """``(the name after extends:, the base spec's file)`` of a spec file that extends another,
     else None (also for a file that cannot be read: the spec reader says what is wrong)."""
-    from kernbench.spec.checking import load_yaml
-    from kernbench.spec.shipped import resolve_spec
+    from kernbench.specs.checking import load_yaml
+    from kernbench.specs.shipped import resolve_spec
 
     try:
         data = load_yaml(path)
@@ -111,7 +111,7 @@ def _same(item: object) -> object:
 def summary_with_base(spec: Spec, path: Path, cells: int) -> list[str]:
     """:func:`summary_lines` of the spec read from ``path``, its base read too when it extends
     one (what it keeps of the base is part of the summary)."""
-    from kernbench.spec.load import load_spec
+    from kernbench.specs.load import load_spec
 
     found = base_spec_path(path)
     base = load_spec(found[1], check_datasets=False) if found else None

@@ -8,8 +8,8 @@ import yaml
 
 from kernbench.errors import SpecError
 from kernbench.runner.plan.cells import plan_cells
-from kernbench.spec.load import load_spec
-from kernbench.spec.shipped import resolve_spec
+from kernbench.specs.load import load_spec
+from kernbench.specs.shipped import resolve_spec
 
 
 def write(folder, doc, name="mine.yaml"):

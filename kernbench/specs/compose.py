@@ -1,8 +1,9 @@
 """``extends:``: a spec composed from a base spec and its own additions, before it is checked.
 
-The base's datasets and methods that ``keep:`` keeps, less ``remove:`` (:mod:`kernbench.spec.keep`),
-plus the spec's own; the base's protocol under the spec's keys, except those that decide the splits
-(:data:`SPLIT_KEYS`), which stay the base's so that every comparison with the base is paired.
+The base's datasets and methods that ``keep:`` keeps, less ``remove:``
+(:mod:`kernbench.specs.keep`), plus the spec's own; the base's protocol under the spec's keys,
+except those that decide the splits (:data:`SPLIT_KEYS`), which stay the base's so that every
+comparison with the base is paired.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from kernbench.datasets.user import FILE_DATASET_KEYS  # a data file in place of a catalogue name
-from kernbench.spec.checking import _NAME_RE, _Checker, _show, load_yaml
-from kernbench.spec.keep import refuse_relisted, select_from_base
+from kernbench.specs.checking import _NAME_RE, _Checker, _show, load_yaml
+from kernbench.specs.keep import refuse_relisted, select_from_base
 
 #: keys only a spec that ``extends`` another has (resolved by :func:`compose_spec`)
 EXTENDS_KEYS = {"extends", "keep", "remove"}
@@ -42,7 +43,7 @@ def compose_spec(
 ) -> dict[str, Any]:
     """``extends: BASE`` (a shipped spec's name, or a file relative to this spec): the base's
     datasets and methods that ``keep: {methods: [...], datasets: [...]}`` keeps (all without it),
-    less ``remove:`` (both by table label or catalogue name, :mod:`kernbench.spec.keep`), plus
+    less ``remove:`` (both by table label or catalogue name, :mod:`kernbench.specs.keep`), plus
     this spec's (a label of the base is replaced); the base's protocol under this spec's
     ``protocol`` keys, except those that decide the splits (:data:`SPLIT_KEYS`), which stay the
     base's. The base's table reference (published numbers of a paper's table) is dropped.
@@ -74,7 +75,7 @@ def _load_base(
 ) -> Mapping[str, Any]:
     """The base spec's mapping, itself composed when it extends another."""
     from kernbench.errors import UsageError
-    from kernbench.spec.shipped import resolve_spec
+    from kernbench.specs.shipped import resolve_spec
 
     local = Path(path).parent / base_name
     try:

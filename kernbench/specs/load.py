@@ -1,4 +1,4 @@
-"""YAML experiment spec -> validated, typed :class:`~kernbench.spec.types.Spec`.
+"""YAML experiment spec -> validated, typed :class:`~kernbench.specs.types.Spec`.
 
 Only a safe YAML loader is used. Every problem raises :class:`~kernbench.errors.SpecError`
 naming the file, the key path (``methods.CGENS.grid.C[2]``), the bad value and what was expected,
@@ -22,10 +22,10 @@ from kernbench.cells.records import VALUES
 from kernbench.datasets.user import FILE_DATASET_KEYS  # a data file in place of a catalogue name
 from kernbench.errors import DataError
 from kernbench.files.reading import FileTooLarge, NotARegularFile
-from kernbench.spec.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, load_yaml
-from kernbench.spec.compose import compose_spec
-from kernbench.spec.keep import SELECT_KEYS
-from kernbench.spec.types import (
+from kernbench.specs.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, load_yaml
+from kernbench.specs.compose import compose_spec
+from kernbench.specs.keep import SELECT_KEYS
+from kernbench.specs.types import (
     MAX_TIMEOUT_S,
     DatasetSpec,
     MethodSpec,
@@ -87,7 +87,7 @@ def load_spec(
     )
 
 
-REMOVE_KEYS = SELECT_KEYS  # what keep: and remove: name (kernbench.spec.keep)
+REMOVE_KEYS = SELECT_KEYS  # what keep: and remove: name (kernbench.specs.keep)
 
 
 def _same_value(a: Any, b: Any) -> bool:
@@ -446,7 +446,7 @@ def _parse_take(
 ) -> TakeSpec:
     """``take: {from: LABEL, params: {target: source | {param: source, transform: NAME}}}``."""
     from kernbench.methods.plugins import method_class
-    from kernbench.spec.param_transforms import TRANSFORMS
+    from kernbench.specs.param_transforms import TRANSFORMS
 
     t = ck.mapping(raw, path, "a mapping {from, params}")
     ck.known_keys(t, TAKE_KEYS, path)
