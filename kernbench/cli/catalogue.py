@@ -54,8 +54,8 @@ def list_entry_point_methods() -> None:
 
 def describe(out: Console, name: str) -> None:
     """One method: where its class lives, its summary, its path parameter and parameters."""
+    from kernbench.cells.sources import PLUGIN_PREFIX
     from kernbench.methods.describe import describe_method
-    from kernbench.specs.types import PLUGIN_PREFIX
 
     try:
         cls, params = describe_method(name)

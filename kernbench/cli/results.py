@@ -230,7 +230,7 @@ def plot(
             typer.echo(f"{name:<16} {getattr(builder, 'plot_help', '')}")
         return
     if kind not in PLOT_KINDS:
-        from kernbench.specs.checking import _suggest
+        from kernbench.files.checking import _suggest
 
         raise UsageError(
             "--kind",

@@ -14,11 +14,11 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from kernbench.cells.protocol import MAX_TIMEOUT_S
 from kernbench.cli.options import MAX_CELLS_DEFAULT, MAX_CELLS_OPTION, Backend, path_value
 from kernbench.cli.render import plan_table, print_lines
 from kernbench.cli.state import EXIT_CELLS_FAILED, EXIT_USAGE, CliState, state_of
 from kernbench.errors import KernbenchError, UsageError, printable
-from kernbench.specs.types import MAX_TIMEOUT_S
 
 
 @dataclass(frozen=True)

@@ -482,7 +482,7 @@ def require_local(where: object, datasets: Iterable[tuple[str, bool]]) -> None:
 def offline_hint(missing: Iterable[str]) -> str:
     """What to run to make ``missing`` datasets available, first; then which datasets and files
     are missing, the first few of each with a count (one screen, however many are missing)."""
-    from kernbench.specs.listing import cut_list
+    from kernbench.errors import cut_list
 
     names = sorted(set(missing))
     fetch = _fetch_command(names)

@@ -34,13 +34,13 @@ from typing import Any
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from kernbench.cells.protocol import Protocol
 from kernbench.cells.seeds import derive_seed
 from kernbench.datasets import generators
 from kernbench.datasets.catalog import DatasetEntry, RawFile, get_dataset, resolve_options
 from kernbench.datasets.fetch import locate, sha256_file
 from kernbench.datasets.recipes import load_pool, read_ida_realisation, standardize_pool
 from kernbench.errors import DataError
-from kernbench.specs.types import Protocol
 
 __all__ = [
     "Realisation",

@@ -30,7 +30,7 @@ from kernbench.datasets.user_catalogue import (
     validate_entry,
 )
 from kernbench.errors import DataError
-from kernbench.specs.checking import _NAME_RE, _Checker, _show
+from kernbench.files.checking import _NAME_RE, _Checker, _show
 
 __all__ = [
     "CATALOG_ENV",

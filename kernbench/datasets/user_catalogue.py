@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kernbench.errors import CatalogueError, SpecError
-from kernbench.specs.checking import _NAME_RE, _Checker, _show, load_yaml
+from kernbench.files.checking import _NAME_RE, _Checker, _show, load_yaml
 
 #: environment variable naming a user catalogue file
 CATALOG_ENV = "KERNBENCH_CATALOG"

@@ -17,8 +17,8 @@ from typing import Any
 
 from sklearn.utils._param_validation import Interval, Options, StrOptions, make_constraint
 
+from kernbench.cells.sources import PluginFile
 from kernbench.methods.registry import default_params, registry
-from kernbench.specs.types import PluginFile
 
 __all__ = ["ParameterDoc", "describe_method", "docstring_parameters", "format_constraint"]
 

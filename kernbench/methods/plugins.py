@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kernbench.cells.sources import MethodSource, PluginFile
 from kernbench.methods.registry import _REGISTRY, get_method
-from kernbench.specs.types import MethodSource, PluginFile
 
 __all__ = [
     "ENTRY_POINT_GROUP",

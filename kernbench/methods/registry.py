@@ -33,7 +33,7 @@ def register(name: str):
 def _same_plugin(old: type, new: type) -> bool:
     """True when both classes come from plug-in files (a later plug-in, or a changed content of
     the same file, takes the name over; a spec's own plug-ins are looked up first anyway)."""
-    from kernbench.specs.types import PLUGIN_PREFIX
+    from kernbench.cells.sources import PLUGIN_PREFIX
 
     return old.__module__.startswith(PLUGIN_PREFIX) and new.__module__.startswith(PLUGIN_PREFIX)
 

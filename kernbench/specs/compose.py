@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kernbench.datasets.user import FILE_DATASET_KEYS  # a data file in place of a catalogue name
-from kernbench.specs.checking import _NAME_RE, _Checker, _show, load_yaml
+from kernbench.files.checking import _NAME_RE, _Checker, _show, load_yaml
 from kernbench.specs.keep import refuse_relisted, select_from_base
 
 #: keys only a spec that ``extends`` another has (resolved by :func:`compose_spec`)

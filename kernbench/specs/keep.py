@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kernbench.specs.checking import _Checker, _show, _suggest
+from kernbench.files.checking import _Checker, _show, _suggest
 
 __all__ = ["SELECT_KEYS", "refuse_relisted", "select_from_base"]
 

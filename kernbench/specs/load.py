@@ -18,23 +18,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from kernbench.cells.protocol import MAX_TIMEOUT_S, Protocol
 from kernbench.cells.records import VALUES
+from kernbench.cells.sources import PluginFile
 from kernbench.datasets.user import FILE_DATASET_KEYS  # a data file in place of a catalogue name
 from kernbench.errors import DataError
+from kernbench.files.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, load_yaml
 from kernbench.files.reading import FileTooLarge, NotARegularFile
-from kernbench.specs.checking import _MAX_NODES, _NAME_RE, _Checker, _show, _suggest, load_yaml
 from kernbench.specs.compose import compose_spec
 from kernbench.specs.keep import SELECT_KEYS
-from kernbench.specs.types import (
-    MAX_TIMEOUT_S,
-    DatasetSpec,
-    MethodSpec,
-    PluginFile,
-    Protocol,
-    Spec,
-    TableSpec,
-    TakeSpec,
-)
+from kernbench.specs.types import DatasetSpec, MethodSpec, Spec, TableSpec, TakeSpec
 
 _MAX_GRID = 10_000
 

@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from kernbench.specs.listing import cut_list
+from kernbench.errors import cut_list
 from kernbench.specs.types import DatasetSpec, Spec
 
 __all__ = ["base_spec_path", "summary_lines"]
@@ -20,7 +20,7 @@ _SHOWN = 30
 def base_spec_path(path: str | os.PathLike[str]) -> tuple[str, Path] | None:
     """``(the name after extends:, the base spec's file)`` of a spec file that extends another,
     else None (also for a file that cannot be read: the spec reader says what is wrong)."""
-    from kernbench.specs.checking import load_yaml
+    from kernbench.files.checking import load_yaml
     from kernbench.specs.shipped import resolve_spec
 
     try:

@@ -43,7 +43,7 @@ def test_dry_run_shows_the_composed_spec_too(tmp_path):
 
 
 def test_a_long_list_is_cut_with_a_count():
-    from kernbench.specs.listing import cut_list
+    from kernbench.errors import cut_list
 
     assert cut_list(range(40), 30).endswith("29 and 10 more")
     assert cut_list(range(6), 5) == "0, 1, 2, 3, 4, 5"  # "and 1 more" is no shorter

@@ -338,7 +338,7 @@ def _canonical_dataset(name: str) -> str | None:
 
 
 def _no_match(key: str, value: str, what: str, choices: list[str], spec: Spec) -> UsageError:
-    from kernbench.specs.listing import cut_list
+    from kernbench.errors import cut_list
     from kernbench.specs.load import _suggest
 
     shown = cut_list(dict.fromkeys(choices), 12)
