@@ -136,11 +136,13 @@ def fresh_trials(n: int, root: Path, seed: int) -> list[dict]:
         )
         c = trial.check
         # 128 + sig: stopped by kernbench's handler; -sig: the signal landed while Python was
-        # starting, before the handler was installed (a shell shows 128 + sig for both)
+        # starting, before the handler was installed (a shell shows 128 + sig for both); 0: every
+        # cell was replaced and the run had ended before the signal landed
         clean = (
             sig == signal.SIGKILL
             or trial.returncode == -sig
             or (trial.returncode == 128 + sig and "Traceback" not in trial.stderr)
+            or (trial.returncode == 0 and trial.archived_at_signal == rh.N_CELLS)
         )
         ok = c.ok and c.statuses == {"done": rh.N_CELLS} and clean
         detail = f"{trial.archived_at_signal} replaced before the signal; exit {trial.returncode}"

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 
@@ -18,9 +19,14 @@ def main() -> None:
     from kernbench.runner.lifecycle.stop import install, leave, leave_now, stop_signal
 
     install()
-    from kernbench.cli.application import app
-    from kernbench.cli.state import CliState
-
+    try:
+        from kernbench.cli.application import app
+        from kernbench.cli.state import CliState
+    except KeyboardInterrupt:  # stopped while the command line itself was loading
+        if stop_signal() is None:
+            raise
+        sys.stderr.write("interrupted\n")
+        leave_now()
     try:
         app(obj=CliState(ends_with_process=True))
     except SystemExit as exc:

@@ -4,6 +4,8 @@ invocation changes nothing in the next, and the error guard reads it from there.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -53,3 +55,28 @@ def test_the_entry_point_loads_no_typer_before_the_stop_handler():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+#: SIGTERM while ``main()`` imports the command line (its handler already installed)
+STOPPED_WHILE_LOADING = """
+import builtins, os, signal, sys
+import kernbench.cli as cli
+real_import = builtins.__import__
+
+def stop_on_the_app(name, *args, **kwargs):
+    if name == "kernbench.cli.application":
+        os.kill(os.getpid(), signal.SIGTERM)
+    return real_import(name, *args, **kwargs)
+
+builtins.__import__ = stop_on_the_app
+sys.argv = ["kernbench", "specs"]
+cli.main()
+"""
+
+
+def test_a_stop_while_the_command_line_loads_exits_143_with_one_line():
+    done = subprocess.run(
+        [sys.executable, "-c", STOPPED_WHILE_LOADING], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 143, (done.returncode, done.stderr)
+    assert done.stderr.strip() == "interrupted", done.stderr
