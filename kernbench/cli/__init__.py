@@ -22,13 +22,13 @@ def main() -> None:
     try:
         from kernbench.cli.application import app
         from kernbench.cli.state import CliState
-    except KeyboardInterrupt:  # stopped while the command line itself was loading
+
+        app(obj=CliState(ends_with_process=True))
+    except KeyboardInterrupt:  # a stop outside every verb's guard: loading, building the parser
         if stop_signal() is None:
             raise
         sys.stderr.write("interrupted\n")
         leave_now()
-    try:
-        app(obj=CliState(ends_with_process=True))
     except SystemExit as exc:
         if stop_signal() is not None:  # stopped by a signal: exit now, not after seconds of GC
             leave_now()

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from kernbench.cli import app
@@ -74,9 +75,28 @@ cli.main()
 """
 
 
-def test_a_stop_while_the_command_line_loads_exits_143_with_one_line():
+#: SIGTERM while Typer builds the command from the verbs (before any verb's guard runs)
+STOPPED_WHILE_BUILDING = """
+import os, signal, sys, time
+import typer.main
+real_get_command = typer.main.get_command
+
+def slow_get_command(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(1)
+    return real_get_command(*args, **kwargs)
+
+typer.main.get_command = slow_get_command
+import kernbench.cli as cli
+sys.argv = ["kernbench", "specs"]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("script", [STOPPED_WHILE_LOADING, STOPPED_WHILE_BUILDING])
+def test_a_stop_while_the_command_line_loads_exits_143_with_one_line(script):
     done = subprocess.run(
-        [sys.executable, "-c", STOPPED_WHILE_LOADING], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 143, (done.returncode, done.stderr)
     assert done.stderr.strip() == "interrupted", done.stderr
