@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kernbench.runner.execution.cell_task import CELL_MODULES
+from kernbench.stop_signals import stop_signal
 
 __all__ = [
     "QUIET_LOCAL_CLUSTER",
@@ -97,16 +98,22 @@ def local_cluster(workers: int) -> Any:
 @contextlib.contextmanager
 def quiet_logger(name: str) -> Iterator[None]:
     """Silence logger ``name`` and its children (distributed sets levels on each of them)."""
-    names = [name] + [n for n in logging.root.manager.loggerDict if n.startswith(name + ".")]
-    loggers = [logging.getLogger(n) for n in names]
-    levels = [lg.level for lg in loggers]
-    for lg in loggers:
-        lg.setLevel(logging.CRITICAL + 1)
+    loggers, levels = _silence(name)
     try:
         yield
     finally:
         for lg, level in zip(loggers, levels, strict=True):
             lg.setLevel(level)
+
+
+def _silence(name: str) -> tuple[list[logging.Logger], list[int]]:
+    """Set logger ``name`` and its children above CRITICAL; return them and their former levels."""
+    names = [name] + [n for n in logging.root.manager.loggerDict if n.startswith(name + ".")]
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    return loggers, levels
 
 
 def close_local_cluster(cluster: Any) -> None:
@@ -121,6 +128,10 @@ def close_local_cluster(cluster: Any) -> None:
     killed. What Dask logs meanwhile (the
     traceback of a nanny whose restart of a worker is cancelled) is not shown: the run is over.
     """
+    if stop_signal() is not None:  # the process ends next: Dask's loop, still winding down
+        _silence("distributed")  # (a comm it finds closed), says nothing of the run's after it
+        _close_local_cluster(cluster)
+        return
     with quiet_logger("distributed"):  # a nanny restarting a worker that a method ended
         _close_local_cluster(cluster)
 

@@ -4,7 +4,9 @@ the end; Dask's LocalCluster is taken once, with the cell modules imported, or c
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -299,3 +301,34 @@ def test_a_cluster_started_for_a_failed_command_is_closed_even_as_the_process_en
         raise ValueError("the spec is refused")
     assert not early._thread.is_alive()
     assert len(made) == 1 and made[0].status.name == "closed"
+
+
+class _NoWorkers:
+    """A cluster with nothing left to close (what close_local_cluster calls on it)."""
+
+    workers: dict = {}
+
+    def close(self) -> None:
+        return None
+
+
+def test_closing_the_cluster_on_a_stop_leaves_dask_silent_after_it():
+    """On a stop the process ends right after the close: what Dask's event loop logs while it
+    winds down (a comm it finds closed, with a traceback) must not reach the terminal, so the
+    close does not give Dask's loggers their levels back; without a stop it does."""
+    from kernbench import stop_signals
+
+    loggers = [logging.getLogger("distributed"), logging.getLogger("distributed.batched")]
+    before = [lg.level for lg in loggers]
+    try:
+        for lg in loggers:
+            lg.setLevel(logging.INFO)
+        close_local_cluster(_NoWorkers())
+        assert [lg.level for lg in loggers] == [logging.INFO] * 2  # an ordinary close
+        stop_signals.record(signal.SIGTERM)
+        close_local_cluster(_NoWorkers())
+        assert all(lg.level > logging.CRITICAL for lg in loggers)
+    finally:
+        stop_signals.reset()
+        for lg, level in zip(loggers, before, strict=True):
+            lg.setLevel(level)
