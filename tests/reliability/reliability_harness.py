@@ -806,6 +806,8 @@ def pid_signal_trial(
         wait_rows(proc, out, rows)
         phase = f"{after_s:.1f} s after {rows} row(s)"
     time.sleep(after_s)
+    if proc.poll() is not None:  # a fast machine: the trial would test no stop at all
+        phase += " (the run had already ended: give its cells a delay)"
     started = process_tree(proc.pid)
     t0 = time.monotonic()
     with contextlib.suppress(ProcessLookupError):

@@ -27,10 +27,13 @@ def _check_stopped(trial: rh.PidSignalTrial, sig: int = signal.SIGTERM) -> None:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_to_the_main_process_alone_ends_a_starting_run(tmp_path, sig):
-    # --jobs 2: the early workers are starting (they never get the signal)
+    # --jobs 2: the early workers are starting (they never get the signal). Each cell sleeps 3 s
+    # first, so that no machine, however fast, finishes the 10 cells before the signal lands
+    # (a CI machine once did all of them in 0.7 s, and the run exited 0 before its SIGINT).
     spec = rh.write_spec(tmp_path)
+    env = rh.child_env(KERNBENCH_FAULT_CELL_DELAY="3")
     trial = rh.pid_signal_trial(
-        spec, tmp_path / "out", "--jobs", "2", after_s=3.0, sig=sig, limit_s=HANG_S
+        spec, tmp_path / "out", "--jobs", "2", after_s=1.0, sig=sig, env=env, limit_s=HANG_S
     )
     _check_stopped(trial, sig)
 
