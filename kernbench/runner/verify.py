@@ -15,6 +15,11 @@ allows), recomputes them in a scratch store and compares each test error with th
   says why), since rounding can tip a near-tie (a CV choice, a pricing tie) the other way;
 - **differs**: further off, or not finished.
 
+A cell whose fit stopped at its wall-clock cap (``stop_reason`` ``"max_time"``, as MultiBoost's
+and AdaBoost.MO's 1000 s caps in the MultiBoost_cw spec) is left out of the values file, with a
+comment line that counts it: where it stopped depends on the machine's speed, so no rerun can be
+expected to match it.
+
 A recorded cell the spec no longer plans (its identity changed: the spec, the data, the package
 version or a method's result revision) is *stale*: the values file must be recorded again.
 """
@@ -145,7 +150,8 @@ def values_path(spec: Spec, directory: str | Path | None = None) -> Path:
 
 def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
     """Write the values file of ``spec`` from its store in ``results_dir``; returns the number
-    of cells written (every finished cell of the spec's current plan).
+    of cells written (every finished cell of the spec's current plan but those stopped by a
+    wall-clock cap, which are counted in a comment line).
 
     Raises
     ------
@@ -156,6 +162,8 @@ def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
     with Store(results_dir) as store:
         rows = [r for r in store.rows() if r["cell_id"] in plan and r["status"] == "done"]
     rows = [r for r in rows if r.get("test_error") is not None]
+    capped = [r for r in rows if (r.get("result") or {}).get("stop_reason") == "max_time"]
+    rows = [r for r in rows if r not in capped]
     if not rows:
         raise UsageError(
             "--record", f"{results_dir} holds no finished cell of {spec.name!r}'s plan"
@@ -173,6 +181,11 @@ def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
     buf.write(f"# kernbench values of spec {spec.name!r}: {len(rows)} finished cells\n")
     buf.write(f"# {env}\n")
     buf.write(f"# numerics: {json.dumps(numerics, sort_keys=True)}\n")
+    if capped:
+        buf.write(
+            f"# left out: {len(capped)} cell(s) stopped at their wall-clock cap (max_time), "
+            "whose values depend on the machine's speed\n"
+        )
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(_COLUMNS)
     for r in rows:

@@ -175,6 +175,28 @@ def test_a_store_of_two_environments_is_not_recorded(recorded, tmp_path):
         record_values(load_spec(spec_file), mixed, tmp_path / "x.csv")
 
 
+def test_a_cell_stopped_at_its_time_cap_is_left_out_and_counted(recorded, tmp_path):
+    import shutil
+
+    from kernbench.store import Store
+
+    spec_file, results, _ = recorded
+    capped = tmp_path / "capped"
+    shutil.copytree(results, capped)
+    with Store(capped) as store:
+        row = store.rows()[0]
+    with sqlite3.connect(capped / "results.sqlite") as con:
+        result = {**row["result"], "stop_reason": "max_time"}
+        con.execute(
+            "UPDATE cells SET result = ? WHERE cell_id = ?", (json.dumps(result), row["cell_id"])
+        )
+    out = tmp_path / "capped.csv"
+    assert record_values(load_spec(spec_file), capped, out) == 5
+    cells, _, _ = load_values(out)
+    assert row["cell_id"][:16] not in {c.cell for c in cells}
+    assert "# left out: 1 cell(s) stopped at their wall-clock cap" in out.read_text()
+
+
 def test_cli_refuses_a_file_that_is_no_values_file(recorded, tmp_path):
     spec_file, _, _ = recorded
     bad = tmp_path / "bad.csv"
