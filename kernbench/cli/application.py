@@ -9,9 +9,11 @@ process the signal killed).
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from kernbench.cli import catalogue, results, stores
 from kernbench.cli import run as run_verbs
@@ -23,8 +25,52 @@ from kernbench.datasets.cli import data_app
 
 flags_without_a_type()
 
+
+#: the click that Typer parses with (its own copy in recent Typers), read from a public class
+_CLICK_ERRORS = sys.modules[
+    next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException").__module__
+]
+_NO_ARGS_IS_HELP: tuple[type[BaseException], ...] = tuple(
+    c for c in [getattr(_CLICK_ERRORS, "NoArgsIsHelpError", None)] if c is not None
+)
+
+
+class OneLineUsageErrors(TyperGroup):
+    """The app's command group, whose command-line errors (an unknown option, a value of the
+    wrong type or out of its choices) are one line on stderr and exit 2, as every verb's own
+    errors are, instead of Typer's box under the usage text."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:  # a caller that handles click's exceptions itself
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _NO_ARGS_IS_HELP as exc:  # `kernbench` alone: the help
+            exc.show()  # type: ignore[attr-defined]
+            sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+        except _CLICK_ERRORS.ClickException as exc:
+            ctx = getattr(exc, "ctx", None)
+            where = f"{ctx.command_path}: " if ctx is not None else ""
+            hint = f" (`{ctx.command_path} --help`)" if ctx is not None else ""
+            typer.echo(f"error: {where}{exc.format_message()}{hint}", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("aborted", err=True)
+            sys.exit(1)
+        # Typer returns an Exit's code, or the verb's value (None) when it ends normally
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
     name="kernbench",
+    cls=OneLineUsageErrors,
     help="Reproducible comparisons of kernel machines and boosting ensembles.",
     no_args_is_help=True,
     add_completion=False,

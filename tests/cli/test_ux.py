@@ -295,3 +295,28 @@ def test_max_cells_counts_the_cells_this_run_selects_too(tmp_path):
         assert res.exit_code == 2, text
         assert "the spec plans 100 cells (20 of them selected by --realisations/--only" in text
     assert not list(tmp_path.iterdir())
+
+
+def test_command_line_errors_are_one_line_and_exit_2(tmp_path):
+    # click's own errors (an unknown verb or option, a value out of its choices or of the wrong
+    # type, a missing argument), like the verbs' errors: one line on stderr, exit 2, no box
+    spec = tmp_path / "s.yaml"
+    cases = [
+        (["run", str(spec), "--backend", "foo"], "kernbench run: Invalid value for '--backend'"),
+        (["run", str(spec), "--nonsense"], "kernbench run: No such option: --nonsense"),
+        (["run", str(spec), "--jobs", "abc"], "Invalid value for '--jobs'"),
+        (["run"], "kernbench run: Missing argument"),
+        (["nosuchverb"], "kernbench: No such command 'nosuchverb'"),
+        (["data", "nosuch"], "kernbench data: No such command 'nosuch'"),
+    ]
+    for args, needle in cases:
+        res = CliRunner().invoke(app, args, prog_name="kernbench")
+        assert res.exit_code == 2, (args, res.output)
+        assert res.stderr.startswith("error: ") and needle in res.stderr, (args, res.stderr)
+        assert res.stderr.count("\n") == 1 and "╭" not in res.stderr, res.stderr
+        assert "--help`)" in res.stderr  # where to look next
+
+
+def test_no_arguments_print_the_help():
+    res = CliRunner().invoke(app, [], prog_name="kernbench")
+    assert res.exit_code == 2 and "Usage: kernbench" in res.output and "run" in res.output
