@@ -94,7 +94,7 @@ class DRM(LinearPathClassifier):
     .. [1] Y. Yu, Y.-F. Li and Z.-H. Zhou, "Diversity Regularized Machine", Proc. Int. Joint Conf.
        on Artificial Intelligence (IJCAI), 2011.
     .. [2] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
-       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2017:
        the DRM baseline of Sec. 4 (Tables 1-3).
 
     Examples

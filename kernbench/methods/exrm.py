@@ -1,4 +1,4 @@
-"""ExRM: Exclusivity Regularized Machine (Guo, Wang & Ling, IJCAI 2016, Alg. 2).
+"""ExRM: Exclusivity Regularized Machine (Guo, Wang & Ling, IJCAI 2017, Alg. 2).
 
 C linear SVM components w_1 … w_C, trained jointly on problem (5)::
 
@@ -142,7 +142,7 @@ class ExRM(ALMLinearEnsemble):
     References
     ----------
     .. [1] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
-       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2017:
        problem (5), its augmented-Lagrangian splitting (6)-(18), Algorithm 1 (the W
        solver) and Algorithm 2 (ExRM).
 

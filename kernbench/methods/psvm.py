@@ -49,7 +49,7 @@ class PSVM(ALMLinearEnsemble):
     References
     ----------
     .. [1] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
-       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2017:
        problem (5) with one component, the L1- and L2-PSVM of Sec. 4.
     .. [2] F. Nie, Y. Huang, X. Wang and H. Huang, "New Primal SVM Solver with Linear Computational
        Cost for Big Data Classifications", Proc. Int. Conf. on Machine Learning (ICML), 2014.

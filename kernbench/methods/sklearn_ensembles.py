@@ -157,7 +157,7 @@ class AdaTree(_WrappedEnsemble):
     References
     ----------
     .. [1] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
-       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2017:
        the AdaTree baseline of Sec. 4 (Tables 1-2).
 
     Examples
@@ -219,7 +219,7 @@ class BagTree(_VotingBagging):
     References
     ----------
     .. [1] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
-       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2017:
        the BagTree baseline of Sec. 4 (Tables 1-2).
     .. [2] L. Breiman, "Bagging Predictors", Machine Learning 24(2), 1996.
 
@@ -286,7 +286,7 @@ class AdaSVM(_WrappedEnsemble):
     References
     ----------
     .. [1] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
-       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2017:
        the AdaSVM baseline of Sec. 4 (Tables 1-2).
 
     Examples
@@ -349,7 +349,7 @@ class BagSVM(_VotingBagging):
     References
     ----------
     .. [1] X. Guo, X. Wang and H. Ling, "Exclusivity Regularized Machine: A New Ensemble SVM
-       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2016:
+       Classifier", Proc. Int. Joint Conf. on Artificial Intelligence (IJCAI), 2017:
        the BagSVM baseline of Sec. 4 (Tables 1-2).
 
     Examples
