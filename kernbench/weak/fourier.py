@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernbench.weak.draws import draw
 from kernbench.weak.perceptron import SampledSpace, _stack
 
 
@@ -68,8 +69,12 @@ class FourierSpace(SampledSpace):
     def sample(
         self, rng: np.random.Generator, P: int | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Draw P candidates: Θ (D × P) with N(0, σ⁻²) entries, κ ~ U[0, 2π]."""
+        """Draw P candidates: Θ (D × P) with N(0, σ⁻²) entries, κ ~ U[0, 2π] (the normals and
+        κ's uniforms from the per-process cache of :mod:`kernbench.weak.draws` when seen)."""
         P = self.n_candidates if P is None else P
-        Theta = rng.standard_normal((self.X.shape[1], P)) / self.sigma
-        kappa = rng.uniform(0.0, 2.0 * np.pi, size=P)
-        return Theta, kappa
+        normals, kappa = draw(rng, "fourier", self.X.shape[1], P, _as_drawn, 0.0, 2.0 * np.pi)
+        return normals / self.sigma, kappa
+
+
+def _as_drawn(G: np.ndarray) -> np.ndarray:
+    return G

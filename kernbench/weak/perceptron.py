@@ -22,6 +22,7 @@ import numpy as np
 
 from kernbench.solvers.candidate_scores import candidate_scores
 from kernbench.weak.base import ColumnSet, Pick, best_each
+from kernbench.weak.draws import draw
 
 #: candidates are scored in blocks so that one block's m × P matrix stays below this many entries
 _BLOCK_ENTRIES = 4_000_000
@@ -206,9 +207,13 @@ class PerceptronSpace(SampledSpace):
     def sample(
         self, rng: np.random.Generator, P: int | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Draw P candidates: Θ (D × P) uniform on the sphere, κ ~ U[−R, R]."""
+        """Draw P candidates: Θ (D × P) uniform on the sphere, κ ~ U[−R, R] (Θ read-only when it
+        comes from the per-process cache of :mod:`kernbench.weak.draws`)."""
         P = self.n_candidates if P is None else P
-        Theta = rng.standard_normal((self.X.shape[1], P))
-        Theta /= np.linalg.norm(Theta, axis=0, keepdims=True)
-        kappa = rng.uniform(-self.R, self.R, size=P)
-        return Theta, kappa
+        return draw(rng, "perceptron", self.X.shape[1], P, _unit_columns, -self.R, self.R)
+
+
+def _unit_columns(G: np.ndarray) -> np.ndarray:
+    """G's columns scaled to unit length, in place."""
+    G /= np.linalg.norm(G, axis=0, keepdims=True)
+    return G
