@@ -132,9 +132,9 @@ reproduce: $(STAMP) ## all five papers: Lin & Li, CGENS, ExRM, MultiBoost_cw, CG
 # times at JOBS=2 on a 2-core machine, then the estimate of what remains for stores already begun.
 reproduce-estimate: $(STAMP)
 	@echo "make reproduce at JOBS=2 on 2 cores, recorded (docs/papers/*.md, Run time):"
-	@echo "  reproduce-lin-li ~1 h 44 min, reproduce-cgens ~3 h 23 min, reproduce-exrm ~6 min,"
+	@echo "  reproduce-lin-li ~41 min, reproduce-cgens ~3 h 23 min, reproduce-exrm ~6 min,"
 	@echo "  reproduce-multiboost-cw ~4 h, reproduce-cgboost ~2.5 h (4.5 h of one core):"
-	@echo "  about 11-12 h in all from an empty results/ (docs/performance.md: where it goes)"
+	@echo "  about 10-11 h in all from an empty results/ (docs/performance.md: where it goes)"
 	@for s in $(REPRO_SPECS); do \
 		if [ -f results/$$s/results.sqlite ]; then \
 			$(KB) status results/$$s --jobs $(JOBS) | grep -E "cells finished|^estimate|nothing remains" \
