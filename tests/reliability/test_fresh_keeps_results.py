@@ -18,8 +18,10 @@ def test_sigterm_during_fresh_keeps_every_finished_cell(reference_run, tmp_path)
     spec, reference_dir, reference = reference_run
     out = tmp_path / "fresh"
     shutil.copytree(reference_dir, out)
-    # each commit sleeps inside its transaction, so SIGTERM lands with a cell in flight
-    env = rh.child_env(KERNBENCH_FAULT_COMMIT_DELAY="0.5")
+    # each cell sleeps 1 s before computing, so the SIGTERM sent once two cells are switched lands
+    # with the third in flight (a commit delay alone left that to the race between the signal and
+    # the next cell's start, and `make test-portable` once found no cell in flight)
+    env = rh.child_env(KERNBENCH_FAULT_COMMIT_DELAY="0.2", KERNBENCH_FAULT_CELL_DELAY="1")
     proc = rh.start_run(spec, out, "--fresh", "--jobs", "1", env=env)
     assert rh.wait_history(proc, out, 2)  # two cells recomputed and switched
     proc.send_signal(signal.SIGTERM)
