@@ -5,14 +5,17 @@ A docs page that prints our numbers is backed by a *values file* per spec,
 identity, labels, test error and CPU time), a few hundred kilobytes at most, committed beside the
 spec. :func:`record_values` writes it from the run's store; :func:`verify` plans the spec, draws a
 seeded sample of its cells within a CPU budget (every method at least once where the budget
-allows), recomputes them in a scratch store and compares each test error with the recorded one:
+allows), recomputes them in a scratch store and compares each test error with the recorded one
+(a regression cell's test RMSE, in a ``test_rmse`` column that only specs with regression cells
+have):
 
 - **identical**: the same number. Under the numerics the values were recorded with (the same
   versions, BLAS kernels, numpy SIMD paths and numba target: the lock on the same kind of
   machine) nothing else passes;
 - **within tolerance**: under other numerics, off by at most the method's tolerance in
   percentage points (:data:`kernbench.runner.plan.revisions.REVISIONS`, ``cell_tolerance``, which
-  says why), since rounding can tip a near-tie (a CV choice, a pricing tie) the other way;
+  says why), since rounding can tip a near-tie (a CV choice, a pricing tie) the other way; a test
+  RMSE by at most that many per cent of the recorded RMSE;
 - **differs**: further off, or not finished.
 
 A cell whose fit stopped at its wall-clock cap (``stop_reason`` ``"max_time"``, as MultiBoost's
@@ -57,13 +60,16 @@ __all__ = [
 #: characters of a cell identity kept in a values file (64 bits: no collision in any plan)
 ID_CHARS = 16
 _COLUMNS = ("cell", "dataset", "method", "estimator", "realisation", "test_error", "cpu_s")
+#: the column after ``_COLUMNS`` when a spec has regression cells (their test_error is empty)
+_RMSE_COLUMN = "test_rmse"
 #: a cell's tolerance when its estimator has no entry in REVISIONS (a plug-in): identical only
 PLUGIN_TOLERANCE = 0.0
 
 
 @dataclass(frozen=True)
 class RecordedCell:
-    """One line of a values file."""
+    """One line of a values file: a classification cell's test error (a fraction), or a
+    regression cell's test RMSE (``test_rmse``; ``test_error`` is then NaN)."""
 
     cell: str
     dataset: str
@@ -72,6 +78,17 @@ class RecordedCell:
     realisation: int
     test_error: float
     cpu_s: float
+    test_rmse: float | None = None
+
+    @property
+    def metric(self) -> str:
+        """The checked value's kind: "rmse" for a regression cell, else "error"."""
+        return "error" if self.test_rmse is None else "rmse"
+
+    @property
+    def shown(self) -> float:
+        """The value as checks report it: the test error in percent, or the RMSE."""
+        return 100 * self.test_error if self.test_rmse is None else self.test_rmse
 
     @property
     def cost(self) -> float:
@@ -81,7 +98,7 @@ class RecordedCell:
 
 @dataclass(frozen=True)
 class CellCheck:
-    """One recomputed cell beside its recorded value (test errors in percent)."""
+    """One recomputed cell beside its recorded value (test errors in percent, RMSE as it is)."""
 
     recorded: RecordedCell
     now: float | None
@@ -92,12 +109,15 @@ class CellCheck:
     def describe(self) -> str:
         r = self.recorded
         where = f"{r.dataset} {r.method} r{r.realisation}"
+        unit = " %" if r.metric == "error" else " RMSE"
         if self.now is None:
-            return f"{where}: recorded {100 * r.test_error:.2f} %, now not finished ({self.error})"
-        delta = self.now - 100 * r.test_error
+            return f"{where}: recorded {r.shown:.2f}{unit}, now not finished ({self.error})"
+        delta = self.now - r.shown
+        moved = "points" if r.metric == "error" else "RMSE"
         return (
-            f"{where}: recorded {100 * r.test_error:.4f} %, now {self.now:.4f} % "
-            f"({delta:+.4f} points; tolerance {self.tolerance:g})"
+            f"{where}: recorded {r.shown:.4f}{unit}, now {self.now:.4f}{unit} "
+            f"({delta:+.4f} {moved}; tolerance {self.tolerance:g}"
+            + (")" if r.metric == "error" else " % of the recorded RMSE)")
         )
 
 
@@ -161,7 +181,7 @@ def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
     plan = {c.cell_id: c for c in plan_cells(spec, max_cells=None)}
     with Store(results_dir) as store:
         rows = [r for r in store.rows() if r["cell_id"] in plan and r["status"] == "done"]
-    rows = [r for r in rows if r.get("test_error") is not None]
+    rows = [r for r in rows if _value(r) is not None]
     capped = [r for r in rows if (r.get("result") or {}).get("stop_reason") == "max_time"]
     rows = [r for r in rows if r not in capped]
     if not rows:
@@ -186,25 +206,36 @@ def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
             f"# left out: {len(capped)} cell(s) stopped at their wall-clock cap (max_time), "
             "whose values depend on the machine's speed\n"
         )
+    regression = any(r.get("test_error") is None for r in rows)
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(_COLUMNS)
+    writer.writerow(_COLUMNS + ((_RMSE_COLUMN,) if regression else ()))
     for r in rows:
         cpu = (r.get("result") or {}).get("cpu_time_s")
-        writer.writerow(
-            [
-                r["cell_id"][:ID_CHARS],
-                r["dataset"],
-                r["method"],
-                plan[r["cell_id"]].method.estimator,
-                int(r["realisation"]),
-                repr(float(r["test_error"])),
-                f"{float(cpu):.2f}" if cpu is not None else "",
-            ]
-        )
+        error = r.get("test_error")
+        line = [
+            r["cell_id"][:ID_CHARS],
+            r["dataset"],
+            r["method"],
+            plan[r["cell_id"]].method.estimator,
+            int(r["realisation"]),
+            repr(float(error)) if error is not None else "",
+            f"{float(cpu):.2f}" if cpu is not None else "",
+        ]
+        if regression:
+            line.append("" if error is not None else repr(float(_value(r))))
+        writer.writerow(line)
     from kernbench.files.writing import write_text_file
 
     write_text_file(path, buf.getvalue())
     return len(rows)
+
+
+def _value(row: Mapping) -> float | None:
+    """A store row's checked value: its test error, else (a regression cell) its test RMSE."""
+    if row.get("test_error") is not None:
+        return float(row["test_error"])
+    rmse = (row.get("result") or {}).get("test_rmse")
+    return None if rmse is None else float(rmse)
 
 
 def load_values(path: str | Path) -> tuple[list[RecordedCell], str, dict[str, str]]:
@@ -218,6 +249,7 @@ def load_values(path: str | Path) -> tuple[list[RecordedCell], str, dict[str, st
     try:
         for row in csv.DictReader(body):
             cpu = row.get("cpu_s") or ""
+            rmse = row.get(_RMSE_COLUMN) or ""
             cells.append(
                 RecordedCell(
                     cell=row["cell"],
@@ -225,8 +257,9 @@ def load_values(path: str | Path) -> tuple[list[RecordedCell], str, dict[str, st
                     method=row["method"],
                     estimator=row["estimator"],
                     realisation=int(row["realisation"]),
-                    test_error=float(row["test_error"]),
+                    test_error=math.nan if rmse else float(row["test_error"]),
                     cpu_s=float(cpu) if cpu else math.nan,
+                    test_rmse=float(rmse) if rmse else None,
                 )
             )
         for line in comments:
@@ -317,18 +350,25 @@ def verify(
 
 def check_cell(recorded: RecordedCell, row: Mapping | None, tol: float) -> CellCheck:
     """``recorded`` against its recomputed store ``row`` (None: not run), within ``tol``
-    percentage points (0: identical only)."""
-    if row is None or row["status"] != "done" or row.get("test_error") is None:
+    percentage points of test error, or ``tol`` per cent of the recorded test RMSE (0: identical
+    only)."""
+    now = None if row is None or row["status"] != "done" else _value(row)
+    if now is None:
         error = (row or {}).get("error") or (row or {}).get("status") or "not run"
         return CellCheck(recorded, None, "differs", tol, error=str(error))
-    now = float(row["test_error"])
-    if now == recorded.test_error:
+    if recorded.metric == "error":
+        was, shown, allowed = recorded.test_error, 100 * now, tol
+        moved = abs(100 * (now - was))
+    else:
+        was, shown = float(recorded.test_rmse), now
+        moved, allowed = abs(now - was), tol / 100 * abs(was)
+    if now == was:
         verdict = "identical"
-    elif tol > 0 and abs(100 * (now - recorded.test_error)) <= tol + 1e-9:
+    elif tol > 0 and moved <= allowed + 1e-9:
         verdict = "within tolerance"
     else:
         verdict = "differs"
-    return CellCheck(recorded, 100 * now, verdict, tol)
+    return CellCheck(recorded, shown, verdict, tol)
 
 
 def _note_environment(outcome: Verification, recorded: Mapping[str, str] | None) -> None:
@@ -339,8 +379,24 @@ def _note_environment(outcome: Verification, recorded: Mapping[str, str] | None)
     here = versions()
     outcome.environment = Environments([here]).describe() or ""
     outcome.same_numerics = bool(recorded) and all(
-        str(here.get(k)) == v for k, v in recorded.items() if k in LIBRARIES + NUMERIC
+        _same_value(k, str(here.get(k)), v) for k, v in recorded.items() if k in LIBRARIES + NUMERIC
     )
+
+
+def _same_value(key: str, here: str, recorded: str) -> bool:
+    """Whether one recorded environment value is this process's.
+
+    ``blas`` lists the BLAS libraries loaded when the process first asked, so it depends on
+    what the process had imported by then as well as on the machine: a worker that had run a
+    cvxpy fit also lists SCS's bundled OpenBLAS, the driver that checks the values may not. The
+    lists are the same numerics when one holds the other (numpy's and SciPy's entries, with
+    their versions and kernels, are in both); another machine's kernels or another version
+    differ in those entries.
+    """
+    if key != "blas":
+        return here == recorded
+    mine, theirs = set(here.split(" + ")), set(recorded.split(" + "))
+    return mine <= theirs or theirs <= mine
 
 
 def _rerun(

@@ -206,3 +206,73 @@ def test_cli_refuses_a_file_that_is_no_values_file(recorded, tmp_path):
     bad.write_text("")  # nothing to compare is not a reproduction
     res = CliRunner().invoke(app, ["verify", str(spec_file), "--values", str(bad)])
     assert res.exit_code == 2 and "holds no recorded cell" in res.stderr
+
+
+REGRESSION_SPEC = {
+    "name": "tiny_regression",
+    "datasets": [{"name": "cgboost-toy", "options": {"n_train": 30, "n_test": 200}}],
+    "protocol": {"realisations": "random", "n_realisations": 2, "seed": 0, "cv_folds": 1},
+    "methods": {
+        "linear": {
+            "estimator": "cgboost_regressor",
+            "params": {"kernels": ["linear"], "C": 10.0, "epsilon": 0.05, "norm": "l1"},
+        },
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def recorded_regression(tmp_path_factory) -> tuple[Path, Path]:
+    """(spec file, values file) of a finished 2-cell regression run."""
+    root = tmp_path_factory.mktemp("verify_regression")
+    spec_file = root / "tiny_regression.yaml"
+    spec_file.write_text(yaml.safe_dump(REGRESSION_SPEC))
+    results = root / "results"
+    summary = run_experiment(load_spec(spec_file), RunOptions(out_dir=results, jobs=1))
+    assert summary.counts == {"done": 2}
+    values = root / "tiny_regression.csv"
+    assert record_values(load_spec(spec_file), results, values) == 2
+    return spec_file, values
+
+
+def test_a_regression_cell_is_recorded_and_checked_by_its_test_rmse(recorded_regression):
+    spec_file, values = recorded_regression
+    header = [ln for ln in values.read_text().splitlines() if not ln.startswith("#")][0]
+    assert header.endswith(",test_error,cpu_s,test_rmse")
+    cells, env, numerics = load_values(values)
+    assert [c.metric for c in cells] == ["rmse", "rmse"]
+    assert all(c.test_rmse > 0 for c in cells)
+    outcome = verify(
+        load_spec(spec_file), cells, cells, recorded_environment=env, recorded_numerics=numerics
+    )
+    assert [c.verdict for c in outcome.checks] == ["identical", "identical"]
+    assert outcome.checks[0].now == cells[0].test_rmse  # the RMSE itself, not a percentage
+
+
+def test_a_moved_rmse_is_judged_relative_to_itself(recorded_regression):
+    spec_file, values = recorded_regression
+    cells, _, numerics = load_values(values)
+    # cgboost_regressor's tolerance, 1 (point of error), reads as 1 % of the recorded RMSE
+    moved = [
+        RecordedCell(**{**cells[0].__dict__, "test_rmse": cells[0].test_rmse * 1.005}),
+        RecordedCell(**{**cells[1].__dict__, "test_rmse": cells[1].test_rmse * 1.05}),
+    ]
+    same = verify(load_spec(spec_file), moved, moved, recorded_numerics=numerics)
+    assert [c.verdict for c in same.checks] == ["differs", "differs"]
+    other = {**numerics, "blas": "openblas 0.3.31 (Haswell)"}
+    outcome = verify(load_spec(spec_file), moved, moved, recorded_numerics=other)
+    assert [c.verdict for c in outcome.checks] == ["within tolerance", "differs"]
+    assert "RMSE" in outcome.checks[1].describe()
+
+
+def test_extra_blas_libraries_loaded_later_are_the_same_numerics(recorded):
+    """A worker that imported cvxpy also lists SCS's bundled OpenBLAS; the checking process,
+    which may not have, runs the same numerics. Another kernel of numpy's BLAS does not."""
+    spec_file, _, values = recorded
+    cells, _, numerics = load_values(values)
+    extra = {**numerics, "blas": numerics["blas"] + " + openblas 0.3.15 (SkylakeX)"}
+    assert verify(load_spec(spec_file), cells, [], recorded_numerics=extra).same_numerics
+    fewer = {**numerics, "blas": numerics["blas"].split(" + ")[0]}
+    assert verify(load_spec(spec_file), cells, [], recorded_numerics=fewer).same_numerics
+    kernels = {**numerics, "blas": numerics["blas"].replace("(", "(Haswell, was ")}
+    assert not verify(load_spec(spec_file), cells, [], recorded_numerics=kernels).same_numerics
