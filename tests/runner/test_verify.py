@@ -32,18 +32,22 @@ SPEC = {
 }
 
 
+def _run_and_record(root: Path, spec: dict, n_cells: int) -> tuple[Path, Path, Path]:
+    """(spec file, results directory, values file) of a finished run of ``spec`` in ``root``."""
+    spec_file = root / f"{spec['name']}.yaml"
+    spec_file.write_text(yaml.safe_dump(spec))
+    results = root / "results"
+    summary = run_experiment(load_spec(spec_file), RunOptions(out_dir=results, jobs=1))
+    assert summary.counts == {"done": n_cells}
+    values = root / f"{spec['name']}.csv"
+    assert record_values(load_spec(spec_file), results, values) == n_cells
+    return spec_file, results, values
+
+
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> tuple[Path, Path, Path]:
     """(spec file, results directory, values file) of a finished 6-cell run."""
-    root = tmp_path_factory.mktemp("verify")
-    spec_file = root / "tiny.yaml"
-    spec_file.write_text(yaml.safe_dump(SPEC))
-    results = root / "results"
-    summary = run_experiment(load_spec(spec_file), RunOptions(out_dir=results, jobs=1))
-    assert summary.counts == {"done": 6}
-    values = root / "tiny.csv"
-    assert record_values(load_spec(spec_file), results, values) == 6
-    return spec_file, results, values
+    return _run_and_record(tmp_path_factory.mktemp("verify"), SPEC, 6)
 
 
 def test_values_file_is_compact_and_names_its_environment(recorded):
@@ -224,14 +228,9 @@ REGRESSION_SPEC = {
 @pytest.fixture(scope="module")
 def recorded_regression(tmp_path_factory) -> tuple[Path, Path]:
     """(spec file, values file) of a finished 2-cell regression run."""
-    root = tmp_path_factory.mktemp("verify_regression")
-    spec_file = root / "tiny_regression.yaml"
-    spec_file.write_text(yaml.safe_dump(REGRESSION_SPEC))
-    results = root / "results"
-    summary = run_experiment(load_spec(spec_file), RunOptions(out_dir=results, jobs=1))
-    assert summary.counts == {"done": 2}
-    values = root / "tiny_regression.csv"
-    assert record_values(load_spec(spec_file), results, values) == 2
+    spec_file, _, values = _run_and_record(
+        tmp_path_factory.mktemp("verify_regression"), REGRESSION_SPEC, 2
+    )
     return spec_file, values
 
 
