@@ -28,7 +28,11 @@ STAND_IN_MARK = "‡"
 
 
 def _number(x: float, percent: bool) -> str:
-    return f"{x:.2f}" if percent else f"{x:.3g}"
+    """Test errors with two decimals; other values (RMSE, iterations, seconds) with three
+    significant digits, and whole from 1000 up (1000 iterations, not 1e+03)."""
+    if percent:
+        return f"{x:.2f}"
+    return f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
 
 def _ours(cell: TableCell, percent: bool, pm: str) -> str:

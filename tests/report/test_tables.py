@@ -442,3 +442,14 @@ def test_stand_in_rows_marked_in_every_format_and_counted_apart(
     page = write_html_report(directory).read_text(encoding="utf-8")
     assert '<td class="published">3.08‡</td>' in page
     assert '<td class="published">2.86</td>' in page
+
+
+def test_large_values_print_whole_not_in_exponent_notation(make_store, spec_dict, add_cell):
+    """Iterations and seconds from 1000 up (CG-Boost's Table 5: 1000 columns, 4266 s) print as
+    whole numbers; smaller ones keep three significant digits."""
+    spec = spec_dict("iters", ["d"], ["M", "K"], n_realisations=1)
+    directory, store = make_store("iters", spec)
+    add_cell(store, "d", "M", 0, 0.1, result={"fit_time_s": 4266.4})
+    add_cell(store, "d", "K", 0, 0.2, result={"fit_time_s": 0.123456})
+    text = render_table(build_table(directory, value="fit_time_s"))
+    assert "| d | 4266 | **0.123** |" in text and "e+03" not in text
