@@ -171,19 +171,17 @@ def values_path(spec: Spec, directory: str | Path | None = None) -> Path:
 def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
     """Write the values file of ``spec`` from its store in ``results_dir``; returns the number
     of cells written (every finished cell of the spec's current plan but those stopped by a
-    wall-clock cap, which are counted in a comment line).
+    wall-clock cap, which are counted in a comment line, as are planned cells the store does not
+    hold finished).
 
     Raises
     ------
     UsageError
-        The store holds no finished cell of the spec's plan.
+        The store holds no finished cell of the spec's plan, or its cells ran in more than one
+        environment.
     """
     plan = {c.cell_id: c for c in plan_cells(spec, max_cells=None)}
-    with Store(results_dir) as store:
-        rows = [r for r in store.rows() if r["cell_id"] in plan and r["status"] == "done"]
-    rows = [r for r in rows if _value(r) is not None]
-    capped = [r for r in rows if (r.get("result") or {}).get("stop_reason") == "max_time"]
-    rows = [r for r in rows if r not in capped]
+    rows, capped = _finished_rows(plan, results_dir)
     if not rows:
         raise UsageError(
             "--record", f"{results_dir} holds no finished cell of {spec.name!r}'s plan"
@@ -193,41 +191,60 @@ def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
     envs = environments(rows)
     if envs.mixed:  # a values file holds one environment's cells, so that a rerun can match
         raise UsageError("--record", f"{results_dir}: {envs.warning()}")
-    env = envs.describe() or "environment not recorded"
     numerics = dict(envs.numerics.most_common(1)[0][0]) if envs.numerics else {}
-    order = {cid: i for i, cid in enumerate(plan)}
-    rows.sort(key=lambda r: order[r["cell_id"]])
     buf = io.StringIO()
     buf.write(f"# kernbench values of spec {spec.name!r}: {len(rows)} finished cells\n")
-    buf.write(f"# {env}\n")
+    buf.write(f"# {envs.describe() or 'environment not recorded'}\n")
     buf.write(f"# numerics: {json.dumps(numerics, sort_keys=True)}\n")
     if capped:
         buf.write(
             f"# left out: {len(capped)} cell(s) stopped at their wall-clock cap (max_time), "
             "whose values depend on the machine's speed\n"
         )
+    unfinished = len(plan) - len(rows) - len(capped)
+    if unfinished:
+        buf.write(f"# not recorded: {unfinished} planned cell(s) the store holds unfinished\n")
     regression = any(r.get("test_error") is None for r in rows)
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(_COLUMNS + ((_RMSE_COLUMN,) if regression else ()))
     for r in rows:
-        cpu = (r.get("result") or {}).get("cpu_time_s")
-        error = r.get("test_error")
-        line = [
-            r["cell_id"][:ID_CHARS],
-            r["dataset"],
-            r["method"],
-            plan[r["cell_id"]].method.estimator,
-            int(r["realisation"]),
-            repr(float(error)) if error is not None else "",
-            f"{float(cpu):.2f}" if cpu is not None else "",
-        ]
-        if regression:
-            line.append("" if error is not None else repr(float(_value(r))))
-        writer.writerow(line)
+        writer.writerow(_values_line(r, plan[r["cell_id"]], regression=regression))
     from kernbench.files.writing import write_text_file
 
     write_text_file(path, buf.getvalue())
     return len(rows)
+
+
+def _finished_rows(
+    plan: Mapping[str, Cell], results_dir: str | Path
+) -> tuple[list[dict], list[dict]]:
+    """The store's finished cells of ``plan`` with a value, in plan order: those to record, and
+    those stopped at their wall-clock cap."""
+    with Store(results_dir) as store:
+        rows = [r for r in store.rows() if r["cell_id"] in plan and r["status"] == "done"]
+    rows = [r for r in rows if _value(r) is not None]
+    order = {cid: i for i, cid in enumerate(plan)}
+    rows.sort(key=lambda r: order[r["cell_id"]])
+    capped = [r for r in rows if (r.get("result") or {}).get("stop_reason") == "max_time"]
+    return [r for r in rows if r not in capped], capped
+
+
+def _values_line(row: Mapping, cell: Cell, *, regression: bool) -> list[object]:
+    """One cell's line of a values file (the RMSE column only in a regression spec's file)."""
+    cpu = (row.get("result") or {}).get("cpu_time_s")
+    error = row.get("test_error")
+    line: list[object] = [
+        row["cell_id"][:ID_CHARS],
+        row["dataset"],
+        row["method"],
+        cell.method.estimator,
+        int(row["realisation"]),
+        repr(float(error)) if error is not None else "",
+        f"{float(cpu):.2f}" if cpu is not None else "",
+    ]
+    if regression:
+        line.append("" if error is not None else repr(float(_value(row))))
+    return line
 
 
 def _value(row: Mapping) -> float | None:

@@ -201,6 +201,23 @@ def test_a_cell_stopped_at_its_time_cap_is_left_out_and_counted(recorded, tmp_pa
     assert "# left out: 1 cell(s) stopped at their wall-clock cap" in out.read_text()
 
 
+def test_planned_cells_the_store_lacks_are_counted_not_recorded(recorded, tmp_path):
+    import shutil
+
+    spec_file, results, values = recorded
+    assert "# not recorded" not in values.read_text()  # a complete store: no such line
+    partial = tmp_path / "partial"
+    shutil.copytree(results, partial)
+    with sqlite3.connect(partial / "results.sqlite") as con:
+        (gone,) = con.execute("SELECT cell_id FROM cells ORDER BY cell_id LIMIT 1").fetchone()
+        con.execute("DELETE FROM cells WHERE cell_id = ?", (gone,))
+    out = tmp_path / "partial.csv"
+    assert record_values(load_spec(spec_file), partial, out) == 5
+    cells, env, _ = load_values(out)
+    assert gone[:16] not in {c.cell for c in cells} and env.startswith("Computed with")
+    assert "# not recorded: 1 planned cell(s) the store holds unfinished" in out.read_text()
+
+
 def test_cli_refuses_a_file_that_is_no_values_file(recorded, tmp_path):
     spec_file, _, _ = recorded
     bad = tmp_path / "bad.csv"
