@@ -732,8 +732,11 @@ def pid_signal_trials(n: int, root: Path, seed: int) -> list[dict]:
     modes = [("jobs=1", ("--jobs", "1")), ("jobs=2", ("--jobs", "2"))]
     if _has_dask():
         modes.append(("dask", ("--jobs", "2", "--backend", "dask")))
-    env = rh.child_env(KERNBENCH_FAULT_CELL_DELAY="1")  # a run of about 5-15 s
+    # each cell sleeps first, so that a run outlasts the 0-10 s window the signal is drawn from
+    # (10 cells: one worker about 12 s; two workers, or Dask with its start-up, about 15 s)
+    delays = {"jobs=1": "1", "jobs=2": "2.5", "dask": "2.5"}
     for mode, flags in modes:
+        env = rh.child_env(KERNBENCH_FAULT_CELL_DELAY=delays[mode])
         for t in range(n):
             sig = (signal.SIGTERM, signal.SIGINT)[t % 2]
             after = float(rng.uniform(0.0, 10.0))
