@@ -182,55 +182,51 @@ def _size(ck: _Checker, value: Any, path: str) -> float | int | None:
     return float(value)
 
 
+def _preprocess(ck: _Checker, value: Any, at: str) -> Any:
+    if value is not None:  # None: no preprocessing
+        ck.choice(value, at, ("standardize", "minmax"))
+    return value
+
+
+def _minmax_range(ck: _Checker, rng: Any, at: str) -> tuple[float, float]:
+    if not isinstance(rng, list) or len(rng) != 2:
+        raise ck.fail(at, f"expected [low, high], got {_show(rng)}")
+    lo = ck.number(rng[0], f"{at}[0]")
+    hi = ck.number(rng[1], f"{at}[1]")
+    if not lo < hi:
+        raise ck.fail(at, f"expected low < high, got {rng}")
+    return (float(lo), float(hi))
+
+
+#: each protocol key's check (value, key path) -> the Protocol field's value, in checking order
+_PROTOCOL_FIELDS: dict[str, Callable[[_Checker, Any, str], Any]] = {
+    "realisations": lambda ck, v, at: ck.choice(v, at, ("predefined", "random")),
+    "n_realisations": lambda ck, v, at: ck.integer(v, at, low=1, high=100_000),
+    "train_size": lambda ck, v, at: _size(ck, v, at),
+    "test_size": lambda ck, v, at: _size(ck, v, at),
+    "stratify": lambda ck, v, at: ck.boolean(v, at),
+    "seed": lambda ck, v, at: ck.integer(v, at, low=0, high=2**32 - 1),
+    "cv_folds": lambda ck, v, at: ck.integer(v, at, low=1, high=100),
+    "preprocess": _preprocess,
+    "minmax_range": _minmax_range,
+    "fallback": lambda ck, v, at: ck.choice(v, at, ("random", "fewer")),
+    "per_class": lambda ck, v, at: ck.integer(v, at, low=1, high=10**9),
+    "timeout_s": lambda ck, v, at: float(ck.number(v, at, low=0.001, high=MAX_TIMEOUT_S)),
+    "decision_grid": lambda ck, v, at: ck.integer(v, at, low=2, high=1000),
+    "grid_extent": lambda ck, v, at: float(ck.number(v, at, low=1e-9)),
+}
+#: keys whose ``null`` means the default (the others check ``null`` like any value)
+_NULL_IS_DEFAULT = frozenset({"per_class", "timeout_s", "decision_grid", "grid_extent"})
+
+
 def _parse_protocol(ck: _Checker, raw: Any, path: str = "protocol") -> Protocol:
     p = ck.mapping(raw if raw is not None else {}, path)
     ck.known_keys(p, PROTOCOL_KEYS, path)
-    kw: dict[str, Any] = {}
-    if "realisations" in p:
-        kw["realisations"] = ck.choice(
-            p["realisations"], f"{path}.realisations", ("predefined", "random")
-        )
-    if "n_realisations" in p:
-        kw["n_realisations"] = ck.integer(
-            p["n_realisations"], f"{path}.n_realisations", low=1, high=100_000
-        )
-    for key in ("train_size", "test_size"):
-        if key in p:
-            kw[key] = _size(ck, p[key], f"{path}.{key}")
-    if "stratify" in p:
-        kw["stratify"] = ck.boolean(p["stratify"], f"{path}.stratify")
-    if "seed" in p:
-        kw["seed"] = ck.integer(p["seed"], f"{path}.seed", low=0, high=2**32 - 1)
-    if "cv_folds" in p:
-        kw["cv_folds"] = ck.integer(p["cv_folds"], f"{path}.cv_folds", low=1, high=100)
-    if "preprocess" in p:
-        value = p["preprocess"]
-        if value is not None:
-            ck.choice(value, f"{path}.preprocess", ("standardize", "minmax"))
-        kw["preprocess"] = value
-    if "minmax_range" in p:
-        rng = p["minmax_range"]
-        if not isinstance(rng, list) or len(rng) != 2:
-            raise ck.fail(f"{path}.minmax_range", f"expected [low, high], got {_show(rng)}")
-        lo = ck.number(rng[0], f"{path}.minmax_range[0]")
-        hi = ck.number(rng[1], f"{path}.minmax_range[1]")
-        if not lo < hi:
-            raise ck.fail(f"{path}.minmax_range", f"expected low < high, got {rng}")
-        kw["minmax_range"] = (float(lo), float(hi))
-    if "fallback" in p:
-        kw["fallback"] = ck.choice(p["fallback"], f"{path}.fallback", ("random", "fewer"))
-    if "per_class" in p and p["per_class"] is not None:
-        kw["per_class"] = ck.integer(p["per_class"], f"{path}.per_class", low=1, high=10**9)
-    if "timeout_s" in p and p["timeout_s"] is not None:
-        kw["timeout_s"] = float(
-            ck.number(p["timeout_s"], f"{path}.timeout_s", low=0.001, high=MAX_TIMEOUT_S)
-        )
-    if "decision_grid" in p and p["decision_grid"] is not None:
-        kw["decision_grid"] = ck.integer(
-            p["decision_grid"], f"{path}.decision_grid", low=2, high=1000
-        )
-    if "grid_extent" in p and p["grid_extent"] is not None:
-        kw["grid_extent"] = float(ck.number(p["grid_extent"], f"{path}.grid_extent", low=1e-9))
+    kw = {
+        key: check(ck, p[key], f"{path}.{key}")
+        for key, check in _PROTOCOL_FIELDS.items()
+        if key in p and not (p[key] is None and key in _NULL_IS_DEFAULT)
+    }
     proto = Protocol(**kw)
     if (
         isinstance(proto.train_size, float)
@@ -365,61 +361,19 @@ def _parse_methods(
     plugins: tuple[PluginFile, ...] = (),
     kinds: dict[str, list[str]] | None = None,
 ) -> tuple[MethodSpec, ...]:
-    from kernbench.methods import registry
-    from kernbench.methods.plugins import PluginError, resolve_estimator
-
     methods = ck.mapping(raw, "methods", "a mapping of method label -> {estimator, params, grid}")
     if not methods:
         raise ck.fail("methods", "expected at least one method")
-    names = list(registry())
     out: list[MethodSpec] = []
     for label, body in methods.items():
         path = f"methods.{label}"
         ck.string(label, path, pattern=_NAME_RE)
         m = ck.mapping(body, path, "a mapping {estimator, params, grid}")
         ck.known_keys(m, METHOD_KEYS, path)
-        if "estimator" not in m:
-            raise ck.fail(
-                f"{path}.estimator",
-                f"missing required key 'estimator' (one of: {', '.join(names)})",
-            )
-        est_name = m["estimator"]
-        if not isinstance(est_name, str) or not est_name.strip():
-            raise ck.fail(
-                f"{path}.estimator",
-                f"expected a method name or 'package.module:Class', got {_show(est_name)}",
-            )
-        try:
-            cls, source = resolve_estimator(est_name, plugins)
-        except PluginError as exc:
-            said = "did you mean" in str(exc)  # the registry's own suggestion: said once
-            hint = _suggest(est_name, names) if ":" not in est_name and not said else ""
-            raise ck.fail(f"{path}.estimator", f"{exc}{hint}") from None
-        _check_estimator_kind(ck, cls, est_name, kinds, f"{path}.estimator")
+        est_name, cls, source = _parse_estimator(ck, m, path, plugins, kinds)
         params = ck.mapping(m.get("params", {}) or {}, f"{path}.params")
         _check_plain(ck, params, f"{path}.params")
-        grid_raw = ck.mapping(m.get("grid", {}) or {}, f"{path}.grid")
-        grid: dict[str, list[Any]] = {}
-        n_points = 1
-        for pname, values in grid_raw.items():
-            gpath = f"{path}.grid.{pname}"
-            if not isinstance(values, list):
-                raise ck.fail(gpath, f"expected a list of values, got {_show(values)}")
-            if not values:
-                raise ck.fail(gpath, "expected a non-empty list of values")
-            _check_plain(ck, values, gpath)
-            if pname in params:
-                raise ck.fail(gpath, f"{pname!r} is both fixed in params and searched in grid")
-            for j, value in enumerate(values):
-                if any(_same_value(value, earlier) for earlier in values[:j]):
-                    raise ck.fail(
-                        f"{gpath}[{j}]",
-                        f"{_show(value)} is already in the grid; list each value once",
-                    )
-            grid[pname] = list(values)
-            n_points *= len(values)
-            if n_points > _MAX_GRID:
-                raise ck.fail(f"{path}.grid", f"grid has more than {_MAX_GRID} points")
+        grid = _parse_grid(ck, m.get("grid", {}) or {}, params, path)
         _validate_params(ck, cls, params, grid, path)
         _check_combinations(ck, cls, params, grid, path)
         out.append(
@@ -432,6 +386,68 @@ def _parse_methods(
     }
     _check_take_cycles(ck, takes)
     return tuple(replace(m, take=takes.get(m.label)) for m in out)
+
+
+def _parse_estimator(
+    ck: _Checker,
+    m: Mapping[str, Any],
+    path: str,
+    plugins: tuple[PluginFile, ...],
+    kinds: dict[str, list[str]] | None,
+) -> tuple[str, type, Any]:
+    """A method's ``estimator``: its name, its class and where the class came from."""
+    from kernbench.methods import registry
+    from kernbench.methods.plugins import PluginError, resolve_estimator
+
+    names = list(registry())
+    if "estimator" not in m:
+        raise ck.fail(
+            f"{path}.estimator",
+            f"missing required key 'estimator' (one of: {', '.join(names)})",
+        )
+    est_name = m["estimator"]
+    if not isinstance(est_name, str) or not est_name.strip():
+        raise ck.fail(
+            f"{path}.estimator",
+            f"expected a method name or 'package.module:Class', got {_show(est_name)}",
+        )
+    try:
+        cls, source = resolve_estimator(est_name, plugins)
+    except PluginError as exc:
+        said = "did you mean" in str(exc)  # the registry's own suggestion: said once
+        hint = _suggest(est_name, names) if ":" not in est_name and not said else ""
+        raise ck.fail(f"{path}.estimator", f"{exc}{hint}") from None
+    _check_estimator_kind(ck, cls, est_name, kinds, f"{path}.estimator")
+    return est_name, cls, source
+
+
+def _parse_grid(
+    ck: _Checker, raw: Any, params: Mapping[str, Any], path: str
+) -> dict[str, list[Any]]:
+    """A method's ``grid``: non-empty lists of distinct plain values, none also fixed in
+    ``params``, at most ``_MAX_GRID`` points in all."""
+    grid_raw = ck.mapping(raw, f"{path}.grid")
+    grid: dict[str, list[Any]] = {}
+    n_points = 1
+    for pname, values in grid_raw.items():
+        gpath = f"{path}.grid.{pname}"
+        if not isinstance(values, list):
+            raise ck.fail(gpath, f"expected a list of values, got {_show(values)}")
+        if not values:
+            raise ck.fail(gpath, "expected a non-empty list of values")
+        _check_plain(ck, values, gpath)
+        if pname in params:
+            raise ck.fail(gpath, f"{pname!r} is both fixed in params and searched in grid")
+        for j, value in enumerate(values):
+            if any(_same_value(value, earlier) for earlier in values[:j]):
+                raise ck.fail(
+                    f"{gpath}[{j}]", f"{_show(value)} is already in the grid; list each value once"
+                )
+        grid[pname] = list(values)
+        n_points *= len(values)
+        if n_points > _MAX_GRID:
+            raise ck.fail(f"{path}.grid", f"grid has more than {_MAX_GRID} points")
+    return grid
 
 
 def _parse_take(
@@ -735,52 +751,75 @@ def _parse_table(
         kw["significance"] = float(
             ck.number(t["significance"], "table.significance", low=1e-6, high=0.5)
         )
-    ref = t.get("reference")
-    if ref is not None:
-        r = ck.mapping(ref, "table.reference", "a mapping {file, methods, datasets}")
-        ck.known_keys(r, REFERENCE_KEYS, "table.reference")
-        if "file" not in r:
-            raise ck.fail("table.reference.file", "missing required key 'file'")
-        file = ck.string(r["file"], "table.reference.file")
-        ref_path = (Path(ck.file).parent / file).resolve()
-        _check_reference_place(ck, file, ref_path)
-        if not ref_path.is_file():
-            raise ck.fail("table.reference.file", f"no such file: {ref_path}")
-        kw["reference"] = str(ref_path)
-        labels = {m.label for m in methods}
-        ref_methods = ck.mapping(r.get("methods", {}) or {}, "table.reference.methods")
-        for label, filt in ref_methods.items():
-            mpath = f"table.reference.methods.{label}"
-            if label not in labels:
-                raise ck.fail(mpath, f"no method labelled {label!r}{_suggest(label, labels)}")
-            if isinstance(filt, str):
-                filt = {"method": filt}
-            filt = ck.mapping(filt, mpath, "a CSV method name or a mapping of column filters")
-            _check_plain(ck, filt, mpath)
-            ref_methods[label] = filt
-        kw["reference_methods"] = ref_methods
-        ds_labels = {d.label for d in datasets}
-        ref_ds = ck.mapping(r.get("datasets", {}) or {}, "table.reference.datasets")
-        for label, other in ref_ds.items():
-            dpath = f"table.reference.datasets.{label}"
-            if label not in ds_labels:
-                raise ck.fail(dpath, f"no dataset labelled {label!r}{_suggest(label, ds_labels)}")
-            if isinstance(other, Mapping):  # {dataset: NAME, <column>: value, ...}: a row filter
-                if "dataset" not in other:
-                    raise ck.fail(dpath, "a dataset filter needs the key 'dataset'")
-                ck.string(other["dataset"], f"{dpath}.dataset")
-                _check_plain(ck, other, dpath)
-            else:
-                ck.string(other, dpath)
-        kw["reference_datasets"] = dict(ref_ds)
-        stand_ins = ck.mapping(r.get("stand_ins", {}) or {}, "table.reference.stand_ins")
-        for label, paper_data in stand_ins.items():
-            spath = f"table.reference.stand_ins.{label}"
-            if label not in ds_labels:
-                raise ck.fail(spath, f"no dataset labelled {label!r}{_suggest(label, ds_labels)}")
-            ck.string(paper_data, spath)
-        kw["reference_stand_ins"] = dict(stand_ins)
+    if t.get("reference") is not None:
+        kw.update(_parse_reference(ck, t["reference"], methods, datasets))
     return TableSpec(**kw)
+
+
+def _parse_reference(
+    ck: _Checker, ref: Any, methods: tuple[MethodSpec, ...], datasets: tuple[DatasetSpec, ...]
+) -> dict[str, Any]:
+    """``table.reference``: the published numbers' CSV and how its rows name our methods and
+    data sets (TableSpec's ``reference*`` fields)."""
+    r = ck.mapping(ref, "table.reference", "a mapping {file, methods, datasets}")
+    ck.known_keys(r, REFERENCE_KEYS, "table.reference")
+    if "file" not in r:
+        raise ck.fail("table.reference.file", "missing required key 'file'")
+    file = ck.string(r["file"], "table.reference.file")
+    ref_path = (Path(ck.file).parent / file).resolve()
+    _check_reference_place(ck, file, ref_path)
+    if not ref_path.is_file():
+        raise ck.fail("table.reference.file", f"no such file: {ref_path}")
+    ds_labels = {d.label for d in datasets}
+    return {
+        "reference": str(ref_path),
+        "reference_methods": _reference_methods(ck, r, {m.label for m in methods}),
+        "reference_datasets": _reference_datasets(ck, r, ds_labels),
+        "reference_stand_ins": _reference_stand_ins(ck, r, ds_labels),
+    }
+
+
+def _reference_methods(ck: _Checker, r: Mapping[str, Any], labels: set[str]) -> dict[str, Any]:
+    """Method label -> the reference CSV's row filter (a bare name filters its method column)."""
+    ref_methods = ck.mapping(r.get("methods", {}) or {}, "table.reference.methods")
+    for label, filt in ref_methods.items():
+        mpath = f"table.reference.methods.{label}"
+        if label not in labels:
+            raise ck.fail(mpath, f"no method labelled {label!r}{_suggest(label, labels)}")
+        if isinstance(filt, str):
+            filt = {"method": filt}
+        filt = ck.mapping(filt, mpath, "a CSV method name or a mapping of column filters")
+        _check_plain(ck, filt, mpath)
+        ref_methods[label] = filt
+    return ref_methods
+
+
+def _reference_datasets(ck: _Checker, r: Mapping[str, Any], ds_labels: set[str]) -> dict[str, Any]:
+    """Dataset label -> the reference CSV's dataset name, or a row filter with ``dataset``."""
+    ref_ds = ck.mapping(r.get("datasets", {}) or {}, "table.reference.datasets")
+    for label, other in ref_ds.items():
+        dpath = f"table.reference.datasets.{label}"
+        if label not in ds_labels:
+            raise ck.fail(dpath, f"no dataset labelled {label!r}{_suggest(label, ds_labels)}")
+        if isinstance(other, Mapping):  # {dataset: NAME, <column>: value, ...}: a row filter
+            if "dataset" not in other:
+                raise ck.fail(dpath, "a dataset filter needs the key 'dataset'")
+            ck.string(other["dataset"], f"{dpath}.dataset")
+            _check_plain(ck, other, dpath)
+        else:
+            ck.string(other, dpath)
+    return dict(ref_ds)
+
+
+def _reference_stand_ins(ck: _Checker, r: Mapping[str, Any], ds_labels: set[str]) -> dict[str, Any]:
+    """Dataset label -> the paper's data set it stands in for."""
+    stand_ins = ck.mapping(r.get("stand_ins", {}) or {}, "table.reference.stand_ins")
+    for label, paper_data in stand_ins.items():
+        spath = f"table.reference.stand_ins.{label}"
+        if label not in ds_labels:
+            raise ck.fail(spath, f"no dataset labelled {label!r}{_suggest(label, ds_labels)}")
+        ck.string(paper_data, spath)
+    return dict(stand_ins)
 
 
 def _check_reference_place(ck: _Checker, file: str, ref_path: Path) -> None:
