@@ -13,7 +13,7 @@ import itertools
 import math
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -779,47 +779,53 @@ def _parse_reference(
     }
 
 
+def _labelled(
+    ck: _Checker, r: Mapping[str, Any], key: str, known: set[str], kind: str
+) -> Iterator[tuple[str, Any, str]]:
+    """(label, value, key path) of ``table.reference.<key>``, a mapping keyed by our ``kind``
+    labels; an unknown label fails where it stands."""
+    section = ck.mapping(r.get(key, {}) or {}, f"table.reference.{key}")
+    for label, value in section.items():
+        at = f"table.reference.{key}.{label}"
+        if label not in known:
+            raise ck.fail(at, f"no {kind} labelled {label!r}{_suggest(label, known)}")
+        yield label, value, at
+
+
 def _reference_methods(ck: _Checker, r: Mapping[str, Any], labels: set[str]) -> dict[str, Any]:
     """Method label -> the reference CSV's row filter (a bare name filters its method column)."""
-    ref_methods = ck.mapping(r.get("methods", {}) or {}, "table.reference.methods")
-    for label, filt in ref_methods.items():
-        mpath = f"table.reference.methods.{label}"
-        if label not in labels:
-            raise ck.fail(mpath, f"no method labelled {label!r}{_suggest(label, labels)}")
+    ref_methods: dict[str, Any] = {}
+    for label, filt, at in _labelled(ck, r, "methods", labels, "method"):
         if isinstance(filt, str):
             filt = {"method": filt}
-        filt = ck.mapping(filt, mpath, "a CSV method name or a mapping of column filters")
-        _check_plain(ck, filt, mpath)
+        filt = ck.mapping(filt, at, "a CSV method name or a mapping of column filters")
+        _check_plain(ck, filt, at)
         ref_methods[label] = filt
     return ref_methods
 
 
 def _reference_datasets(ck: _Checker, r: Mapping[str, Any], ds_labels: set[str]) -> dict[str, Any]:
     """Dataset label -> the reference CSV's dataset name, or a row filter with ``dataset``."""
-    ref_ds = ck.mapping(r.get("datasets", {}) or {}, "table.reference.datasets")
-    for label, other in ref_ds.items():
-        dpath = f"table.reference.datasets.{label}"
-        if label not in ds_labels:
-            raise ck.fail(dpath, f"no dataset labelled {label!r}{_suggest(label, ds_labels)}")
+    ref_ds: dict[str, Any] = {}
+    for label, other, at in _labelled(ck, r, "datasets", ds_labels, "dataset"):
         if isinstance(other, Mapping):  # {dataset: NAME, <column>: value, ...}: a row filter
             if "dataset" not in other:
-                raise ck.fail(dpath, "a dataset filter needs the key 'dataset'")
-            ck.string(other["dataset"], f"{dpath}.dataset")
-            _check_plain(ck, other, dpath)
+                raise ck.fail(at, "a dataset filter needs the key 'dataset'")
+            ck.string(other["dataset"], f"{at}.dataset")
+            _check_plain(ck, other, at)
         else:
-            ck.string(other, dpath)
-    return dict(ref_ds)
+            ck.string(other, at)
+        ref_ds[label] = other
+    return ref_ds
 
 
 def _reference_stand_ins(ck: _Checker, r: Mapping[str, Any], ds_labels: set[str]) -> dict[str, Any]:
     """Dataset label -> the paper's data set it stands in for."""
-    stand_ins = ck.mapping(r.get("stand_ins", {}) or {}, "table.reference.stand_ins")
-    for label, paper_data in stand_ins.items():
-        spath = f"table.reference.stand_ins.{label}"
-        if label not in ds_labels:
-            raise ck.fail(spath, f"no dataset labelled {label!r}{_suggest(label, ds_labels)}")
-        ck.string(paper_data, spath)
-    return dict(stand_ins)
+    stand_ins: dict[str, Any] = {}
+    for label, paper_data, at in _labelled(ck, r, "stand_ins", ds_labels, "dataset"):
+        ck.string(paper_data, at)
+        stand_ins[label] = paper_data
+    return stand_ins
 
 
 def _check_reference_place(ck: _Checker, file: str, ref_path: Path) -> None:
