@@ -203,7 +203,10 @@ def record_values(spec: Spec, results_dir: str | Path, path: str | Path) -> int:
         )
     unfinished = len(plan) - len(rows) - len(capped)
     if unfinished:
-        buf.write(f"# not recorded: {unfinished} planned cell(s) the store holds unfinished\n")
+        buf.write(
+            f"# not recorded: {unfinished} planned cell(s) not finished in the store "
+            "(not run, failed or stopped)\n"
+        )
     regression = any(r.get("test_error") is None for r in rows)
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(_COLUMNS + ((_RMSE_COLUMN,) if regression else ()))

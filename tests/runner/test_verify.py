@@ -215,7 +215,8 @@ def test_planned_cells_the_store_lacks_are_counted_not_recorded(recorded, tmp_pa
     assert record_values(load_spec(spec_file), partial, out) == 5
     cells, env, _ = load_values(out)
     assert gone[:16] not in {c.cell for c in cells} and env.startswith("Computed with")
-    assert "# not recorded: 1 planned cell(s) the store holds unfinished" in out.read_text()
+    said = "# not recorded: 1 planned cell(s) not finished in the store (not run, failed or stopped"
+    assert said in out.read_text()
 
 
 def test_cli_refuses_a_file_that_is_no_values_file(recorded, tmp_path):
