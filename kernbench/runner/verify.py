@@ -21,7 +21,8 @@ have):
 A cell whose fit stopped at its wall-clock cap (``stop_reason`` ``"max_time"``, as MultiBoost's
 and AdaBoost.MO's 1000 s caps in the MultiBoost_cw spec) is left out of the values file, with a
 comment line that counts it: where it stopped depends on the machine's speed, so no rerun can be
-expected to match it.
+expected to match it. Planned cells that the store does not hold finished (a run recorded before
+its slowest cells ran) are counted in another comment line.
 
 A recorded cell the spec no longer plans (its identity changed: the spec, the data, the package
 version or a method's result revision) is *stale*: the values file must be recorded again.
