@@ -263,3 +263,11 @@ def test_a_repeated_grid_value_is_refused(tmp_path, grid, key):
     with pytest.raises(SpecError) as exc:
         load_spec(path, check_datasets=False)
     assert f"methods.m.{key}" in str(exc.value) and "already in the grid" in str(exc.value)
+
+
+def test_every_protocol_field_has_its_check():
+    """A Protocol field without an entry in the parser's table would be accepted and ignored."""
+    from kernbench.cells.protocol import Protocol
+    from kernbench.specs.load import _PROTOCOL_FIELDS
+
+    assert set(_PROTOCOL_FIELDS) == set(Protocol.__dataclass_fields__)
