@@ -202,8 +202,8 @@ def _minmax_range(ck: _Checker, rng: Any, at: str) -> tuple[float, float]:
 _PROTOCOL_FIELDS: dict[str, Callable[[_Checker, Any, str], Any]] = {
     "realisations": lambda ck, v, at: ck.choice(v, at, ("predefined", "random")),
     "n_realisations": lambda ck, v, at: ck.integer(v, at, low=1, high=100_000),
-    "train_size": lambda ck, v, at: _size(ck, v, at),
-    "test_size": lambda ck, v, at: _size(ck, v, at),
+    "train_size": _size,
+    "test_size": _size,
     "stratify": lambda ck, v, at: ck.boolean(v, at),
     "seed": lambda ck, v, at: ck.integer(v, at, low=0, high=2**32 - 1),
     "cv_folds": lambda ck, v, at: ck.integer(v, at, low=1, high=100),
