@@ -36,6 +36,7 @@ from kernbench.solvers.multiclass_exp_loss import (
     pricing_weights,
     solve_shared_lbfgsb,
 )
+from kernbench.solvers.stump_products import StumpProducts
 from kernbench.weak.base import Pick, WeakLearnerSpace
 
 
@@ -183,6 +184,7 @@ class MultiBoost(ColumnGenerationClassifier):
         context: Any = None,
     ) -> SharedExpLossMaster:
         return SharedExpLossMaster(
+            X,
             y,
             self.classes_.size,
             float(self.C),
@@ -209,6 +211,8 @@ class SharedExpLossMaster:
 
     Parameters
     ----------
+    X : ndarray of shape (m, D)
+        Training points (L-BFGS-B's products read stump columns through X's thresholds).
     y : ndarray of shape (m,)
         Class indices.
     K : int
@@ -227,6 +231,7 @@ class SharedExpLossMaster:
 
     def __init__(
         self,
+        X: np.ndarray,
         y: np.ndarray,
         K: int,
         C: float,
@@ -250,6 +255,8 @@ class SharedExpLossMaster:
         self.lam0 = lam
         self.W = np.zeros((0, K))  # the last solution: the warm start of the next solve
         self.objective = float("nan")
+        # L-BFGS-B's products through the stumps' thresholds; None once a column is no stump
+        self.products: StumpProducts | None = StumpProducts(X) if solver == "lbfgsb" else None
         if solver == "fcd":
             self.columns = SortedColumns(y, K)  # FCD's int8 layout of the columns, grown with them
             self.mu = lam.copy()  # μ of (15) at W = 0 (0 on the true class)
@@ -271,9 +278,20 @@ class SharedExpLossMaster:
         else:
             lb = self.lbfgs
             res = solve_shared_lbfgsb(
-                ws.H, self.y, self.C, self.W, maxiter=lb.maxiter, ftol=lb.ftol, gtol=lb.gtol
-            )
+                ws.H, self.y, self.C, self.W, maxiter=lb.maxiter, ftol=lb.ftol, gtol=lb.gtol,
+                products=self._stump_products(ws),
+            )  # fmt: skip
         return self._accept(res.objective, res.W, res.lam, res.stop_reason, res.n_iter, res.kkt)
+
+    def _stump_products(self, ws: WorkingSet) -> StumpProducts | None:
+        """The products kept up to date with the working set's columns (None: not all stumps)."""
+        products = self.products
+        if products is not None:
+            for j in range(products.n_columns, ws.n_columns):
+                if not products.add(ws.learners[j], ws.H[:, j]):
+                    self.products = products = None
+                    break
+        return products
 
     def _solve_fcd(self, n_learners: int) -> MasterStep:
         J, K = self.W.shape

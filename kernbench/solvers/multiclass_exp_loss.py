@@ -29,6 +29,8 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import minimize
 
+from kernbench.solvers.stump_products import StumpProducts
+
 #: exponents above this are clipped before exp (the objective is then ~e^700: any line search
 #: backs off long before, and the clip keeps the value finite)
 _MAX_EXPONENT = 700.0
@@ -188,6 +190,7 @@ def solve_shared_lbfgsb(
     maxiter: int = 15000,
     ftol: float = 2.220446049250313e-09,
     gtol: float = 1e-5,
+    products: StumpProducts | None = None,
 ) -> RestrictedSolve:
     """Solve MultiBoost's restricted problem (2) on fixed columns by L-BFGS-B, warm-started at W0.
 
@@ -203,20 +206,30 @@ def solve_shared_lbfgsb(
     W0 : ndarray of shape (J, K), non-negative
     maxiter, ftol, gtol
         L-BFGS-B options.
+    products : StumpProducts or None
+        H's columns as stumps (:mod:`kernbench.solvers.stump_products`): H W and Hᵀ U through
+        each feature's sorted thresholds instead of dense products (equal to rounding).
     """
     J, K = W0.shape
     m = H.shape[0]
-    Hf = np.ascontiguousarray(H, dtype=np.float64)  # H_W is a view of a growing buffer
     yi = np.ascontiguousarray(y_index, dtype=np.int64)
     scale = float(C) / (m * (K - 1))
+    if products is not None and products.n_columns != J:
+        raise ValueError(f"products hold {products.n_columns} columns, W0 has {J} rows")
+    if products is None:
+        Hf = np.ascontiguousarray(H, dtype=np.float64)  # H_W is a view of a growing buffer
+        forward = lambda Wm, out: np.matmul(Hf, Wm, out=out)  # noqa: E731
+        backward = lambda U: Hf.T @ U  # noqa: E731
+    else:
+        forward, backward = products.forward, products.backward
 
     F = np.empty((m, K))  # scores, then pricing weights, reused across evaluations
 
     def fun(w: np.ndarray) -> tuple[float, np.ndarray]:
         Wm = w.reshape(J, K)
-        np.matmul(Hf, Wm, out=F)
+        forward(Wm, F)  # F = H W
         loss = _loss_and_pricing_inplace(F, yi, scale)
-        grad = Hf.T @ F  # Hᵀ U
+        grad = backward(F)  # Hᵀ U
         np.subtract(1.0, grad, out=grad)
         return float(Wm.sum()) + loss, grad.ravel()
 

@@ -122,14 +122,16 @@ def test_binary_problem_gives_one_dimensional_decision():
 
 
 def test_fit_matches_the_previous_unfused_evaluation(monkeypatch):
-    """The fused evaluation (BLAS products + one in-place pass for λ/U) gives the same path as
-    the plain shared_objective-based L-BFGS-B of before, up to solver tolerance."""
+    """The fused evaluation (the stumps' products + one in-place pass for λ/U) gives the same
+    path as the plain shared_objective-based L-BFGS-B of before (dense BLAS products), up to
+    solver tolerance."""
     from scipy.optimize import minimize
 
     import kernbench.methods.multiboost as mb
     from kernbench.solvers.multiclass_exp_loss import RestrictedSolve, kkt_residual
 
-    def previous(H, y_index, C, W0, *, maxiter, ftol, gtol):
+    def previous(H, y_index, C, W0, *, maxiter, ftol, gtol, products):
+        assert products is not None and products.n_columns == H.shape[1]  # stumps: in use
         J, K = W0.shape
 
         def fun(w):

@@ -146,6 +146,10 @@ def _cgens_capped_path(params: Params, grid: Grid) -> bool:
     return _cgens_warm_path(params, grid) and capped
 
 
+def _multiboost_lbfgsb(params: Params, grid: Grid) -> bool:
+    return "lbfgsb" in _values(params, grid, "solver", "lbfgsb")
+
+
 def _lpboost_c_form(params: Params, grid: Grid) -> bool:
     return any(c is not None for c in _values(params, grid, "C", None))
 
@@ -263,7 +267,18 @@ REVISIONS: dict[str, MethodNumerics] = {
         ),
         reference_params={"max_iter": 10},
     ),
-    "multiboost": MethodNumerics(reference_params={"max_iter": 10}, tolerance=LBFGSB_ACCURACY),
+    "multiboost": MethodNumerics(
+        (
+            Revision(
+                1,
+                "L-BFGS-B's products H W and Hᵀ U run through the stumps' sorted thresholds: "
+                "equal to rounding, and its solves stop elsewhere within their tolerance",
+                _multiboost_lbfgsb,
+            ),
+        ),
+        reference_params={"max_iter": 10},
+        tolerance=LBFGSB_ACCURACY,
+    ),
     "multiboost_cw": MethodNumerics(reference_params={"max_iter": 10}),
     "psvm": MethodNumerics(reference_params={}),
     "rff_svm": MethodNumerics(reference_params={"n_components": 50}),
