@@ -38,6 +38,7 @@ from kernbench.solvers.multiclass_exp_loss import (
 )
 from kernbench.solvers.stump_products import StumpProducts
 from kernbench.weak.base import Pick, WeakLearnerSpace
+from kernbench.weak.stumps import Stump
 
 
 @register("multiboost")
@@ -288,7 +289,10 @@ class SharedExpLossMaster:
         products = self.products
         if products is not None:
             for j in range(products.n_columns, ws.n_columns):
-                if not products.add(ws.learners[j], ws.H[:, j]):
+                h, column = ws.learners[j], ws.H[:, j]
+                if not (
+                    isinstance(h, Stump) and products.add(h.feature, h.threshold, h.sign, column)
+                ):
                     self.products = products = None
                     break
         return products

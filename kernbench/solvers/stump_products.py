@@ -21,12 +21,8 @@ products.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numba
 import numpy as np
-
-from kernbench.weak.stumps import Stump
 
 
 class StumpProducts:
@@ -59,20 +55,20 @@ class StumpProducts:
         self._col_sign: list[float] = []
         self._layout: tuple[np.ndarray, ...] | None = None  # per-solve arrays, rebuilt on add
 
-    def add(self, learner: Any, column: np.ndarray) -> bool:
-        """Append one column; False (and the products invalid from then on) unless ``column`` is
-        ``learner``'s stump prediction on X."""
+    def add(self, feature: int, threshold: float, sign: int, column: np.ndarray) -> bool:
+        """Append the column of the stump sign·(2[x_feature ≥ threshold] − 1); False (and the
+        products invalid from then on) unless ``column`` is that stump's prediction on X."""
         if not self.valid:
             return False
-        if not isinstance(learner, Stump) or learner.sign not in (-1, 1):
+        if sign not in (-1, 1):
             self.valid = False
             return False
-        t = float(learner.threshold)
-        above = self.X[:, learner.feature] >= t  # [x_if ≥ t_j]; sign(0) = +1
-        if not np.array_equal(column, np.where(above, float(learner.sign), -float(learner.sign))):
+        t = float(threshold)
+        above = self.X[:, feature] >= t  # [x_if ≥ t_j]; sign(0) = +1
+        if not np.array_equal(column, np.where(above, float(sign), -float(sign))):
             self.valid = False
             return False
-        slot = self._slot(int(learner.feature))
+        slot = self._slot(int(feature))
         thresholds = self._thresholds[slot]
         rank = int(np.searchsorted(thresholds, t, side="left"))
         if rank == len(thresholds) or thresholds[rank] != t:
@@ -80,7 +76,7 @@ class StumpProducts:
             self._buckets[:, slot] += above  # one more distinct threshold at or below x_i
         self._col_slot.append(slot)
         self._col_threshold.append(t)
-        self._col_sign.append(float(learner.sign))
+        self._col_sign.append(float(sign))
         self.n_columns += 1
         self._layout = None
         return True

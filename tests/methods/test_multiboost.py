@@ -166,6 +166,29 @@ def test_fit_matches_the_previous_unfused_evaluation(monkeypatch):
     np.testing.assert_array_equal(new.predict(X), old.predict(X))
 
 
+def test_products_through_the_stumps_only_while_every_column_is_a_stump():
+    """The master keeps the stump products while the working set holds stumps, and falls back
+    to the dense products for good at the first column of another learner."""
+    from types import SimpleNamespace
+
+    from kernbench.methods.multiboost import SharedExpLossMaster
+    from kernbench.solvers.multiclass_exp_loss import LBFGSBSettings
+    from kernbench.weak.stumps import Stump
+
+    X, y = _data()
+    master = SharedExpLossMaster(
+        X, y, 3, 100.0, tol=1e-6, rel_tol=None, solver="lbfgsb", lbfgs=LBFGSBSettings(),
+        fcd_eps=1e-2, fcd_tau_max=None, newton_tol=1e-6,
+    )  # fmt: skip
+    stump, other = Stump(0, 0.1, -1), SimpleNamespace(feature=1, threshold=0.0, sign=1)
+    H = np.column_stack([stump.predict(X), np.where(X[:, 1] >= 0.0, 1.0, -1.0)])
+    products = master._stump_products(SimpleNamespace(H=H[:, :1], n_columns=1, learners=[stump]))
+    assert products is not None and products.n_columns == 1
+    ws = SimpleNamespace(H=H, n_columns=2, learners=[stump, other])  # a stump-like non-Stump
+    assert master._stump_products(ws) is None
+    assert master.products is None
+
+
 # ---------------------------------------------------------------------------------------------
 # solver="fcd": FCD (Alg. 2 of MultiBoost_cw) on the shared-learner problem, K variables a column
 # ---------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ def test_products_equal_the_dense_ones_after_every_added_column(seed):
     products, columns = StumpProducts(X), []
     for stump in _stumps(X, 60, rng):
         column = stump.predict(X)
-        assert products.add(stump, column)
+        assert products.add(stump.feature, stump.threshold, stump.sign, column)
         columns.append(column)
         H = np.column_stack(columns)
         W = rng.random((H.shape[1], K))
@@ -45,18 +45,18 @@ def test_a_column_that_is_not_its_stumps_prediction_is_refused():
     X = rng.normal(size=(50, 3))
     products = StumpProducts(X)
     first = Stump(1, float(X[7, 1]), 1)
-    assert products.add(first, first.predict(X))
+    assert products.add(first.feature, first.threshold, first.sign, first.predict(X))
     other = Stump(2, float(X[3, 2]), -1)
     column = other.predict(X)
     column[np.argmax(X[:, 2])] *= -1.0  # one point on the wrong side of the cut
-    assert not products.add(other, column)
+    assert not products.add(other.feature, other.threshold, other.sign, column)
     assert not products.valid
-    assert not products.add(first, first.predict(X))  # and it stays refused
+    assert not products.add(1, first.threshold, 1, first.predict(X))  # and it stays refused
 
 
-def test_a_learner_that_is_not_a_stump_is_refused():
+def test_a_sign_other_than_plus_or_minus_one_is_refused():
     products = StumpProducts(np.zeros((4, 1)))
-    assert not products.add(object(), np.array([1.0, -1.0, 1.0, -1.0]))
+    assert not products.add(0, -np.inf, 2, np.full(4, 2.0))
     assert not products.valid
 
 
@@ -69,7 +69,7 @@ def test_lbfgsb_with_stump_products_reaches_the_dense_optimum(C):
     stumps = [Stump(0, -np.inf, 1)] + _stumps(X, 12, rng)
     products = StumpProducts(X)
     for s in stumps:
-        assert products.add(s, s.predict(X))
+        assert products.add(s.feature, s.threshold, s.sign, s.predict(X))
     H = np.column_stack([s.predict(X) for s in stumps])
     W0 = np.zeros((H.shape[1], K))
     tight = dict(ftol=1e-15, gtol=1e-10)
@@ -83,7 +83,7 @@ def test_products_of_another_working_set_size_are_an_error():
     X = np.arange(10.0)[:, None]
     products = StumpProducts(X)
     stump = Stump(0, 4.5, 1)
-    products.add(stump, stump.predict(X))
+    products.add(stump.feature, stump.threshold, stump.sign, stump.predict(X))
     H = np.column_stack([stump.predict(X), -stump.predict(X)])
     with pytest.raises(ValueError, match="1 columns"):
         solve_shared_lbfgsb(H, np.arange(10) % 3, 1.0, np.zeros((2, 3)), products=products)
