@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import time
 from pathlib import Path
 
 import numpy as np
 from _results import write_csv
+from bench_fcd import timed_pair
 from bench_multiboost_master import load
 
 import kernbench.methods.multiboost as multiboost
@@ -59,17 +59,11 @@ def _products(name: str, Js: list[int], repeats: int) -> list[dict]:
         }
         for run in paths.values():
             run()  # warm-up: compiles, builds the layout
-        times: dict[str, list[float]] = {k: [] for k in paths}
-        for _ in range(repeats):
-            for k, run in paths.items():
-                t = time.perf_counter()
-                run()
-                times[k].append(time.perf_counter() - t)
+        med = {k: 1e3 * v for k, v in timed_pair(paths, repeats).items()}
         diff = max(
             float(np.abs(products.forward(W, np.empty((m, K))) - H @ W).max()),
             float(np.abs(products.backward(U) - H.T @ U).max()),
         )
-        med = {k: 1e3 * statistics.median(v) for k, v in times.items()}
         ratio = med["dense"] / med["stumps"]
         print(
             f"{name} m={m} D={D} K={K} J={J}: dense {med['dense']:.2f} ms, "
