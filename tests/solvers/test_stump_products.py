@@ -60,7 +60,7 @@ def test_a_sign_other_than_plus_or_minus_one_is_refused():
     assert not products.valid
 
 
-@pytest.mark.parametrize("C", [10.0, 1e4])
+@pytest.mark.parametrize("C", [10.0, 1000.0])
 def test_lbfgsb_with_stump_products_reaches_the_dense_optimum(C):
     rng = np.random.default_rng(4)
     m, K = 80, 4
@@ -75,7 +75,10 @@ def test_lbfgsb_with_stump_products_reaches_the_dense_optimum(C):
     tight = dict(ftol=1e-15, gtol=1e-10)
     dense = solve_shared_lbfgsb(H, y, C, W0, **tight)
     fast = solve_shared_lbfgsb(H, y, C, W0, products=products, **tight)
-    assert fast.objective == pytest.approx(dense.objective, rel=1e-6)  # as tight as vs cvxpy
+    # measured under OpenBLAS's SkylakeX, Haswell and Prescott kernels: objectives within 5e-14
+    # relative, KKT residuals at most 3.6e-5 at C = 1000 (at C = 1e4 the duplicated columns leave
+    # L-BFGS-B's line search stalling short of the tolerance on some kernels, either product)
+    assert fast.objective == pytest.approx(dense.objective, rel=1e-9)
     assert fast.kkt < 1e-6 * C
 
 
