@@ -191,3 +191,21 @@ def test_max_time_from_the_base_stops_early_and_the_model_predicts():
     assert est.predict(X).shape == y.shape
     staged = list(est.staged_decision_function(X))
     np.testing.assert_allclose(staged[-1], est.decision_function(X))
+
+
+def test_staged_values_read_a_column_major_learner_matrix_and_equal_the_row_major_ones():
+    """The learner matrix is column-major, so every stage's Hxᵀ is read in place; the staged
+    values are bitwise those of the row-major matrix (each stage copied its transpose)."""
+    from kernbench.methods.column_generation import ColumnGeneration
+
+    X, y = load_iris(return_X_y=True)
+    est = MultiBoostCW(C=1e4, max_iter=15, tau_max=1).fit(X, y)
+    Hx = est._learner_matrix(X)
+    assert Hx.flags.f_contiguous
+    row_major = ColumnGeneration._learner_matrix(est, X)
+    assert row_major.flags.c_contiguous and np.array_equal(Hx, row_major)
+    staged = list(est.staged_decision_function(X))
+    assert len(staged) == est.n_iter_
+    for W, F in zip(est.coef_path_, staged):
+        J = W.shape[0]
+        np.testing.assert_array_equal(F, est._decision_from_columns(row_major[:, :J], W, None))
