@@ -216,12 +216,16 @@ def solve_shared_lbfgsb(
     scale = float(C) / (m * (K - 1))
     if products is not None and products.n_columns != J:
         raise ValueError(f"products hold {products.n_columns} columns, W0 has {J} rows")
-    if products is None:
-        Hf = np.ascontiguousarray(H, dtype=np.float64)  # H_W is a view of a growing buffer
-        forward = lambda Wm, out: np.matmul(Hf, Wm, out=out)  # noqa: E731
-        backward = lambda U: Hf.T @ U  # noqa: E731
-    else:
+    if products is not None:
         forward, backward = products.forward, products.backward
+    else:
+        Hf = np.ascontiguousarray(H, dtype=np.float64)  # H_W is a view of a growing buffer
+
+        def forward(Wm: np.ndarray, out: np.ndarray) -> None:
+            np.matmul(Hf, Wm, out=out)
+
+        def backward(U: np.ndarray) -> np.ndarray:
+            return Hf.T @ U
 
     F = np.empty((m, K))  # scores, then pricing weights, reused across evaluations
 
