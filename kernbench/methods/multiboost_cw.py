@@ -300,18 +300,18 @@ class ClasswiseExpLossMaster:
 
     def solve(self, ws: WorkingSet) -> MasterStep:
         p = self.settings
-        H, y, K, C = ws.H, self.y, self.K, self.C
+        y, K, C = self.y, self.K, self.C
         J0, J = self.w.size, ws.n_columns
         new = np.arange(J0, J)  # Alg. 2 line 2: S = the variables added since the last solve
         var_class = np.asarray(ws.classes, dtype=np.int64)  # the class of every variable
         self.w = np.concatenate([self.w, np.zeros(J - J0)])  # Alg. 1 line 4: w = 0
         cols = np.arange(J)
         t0 = time.perf_counter()
-        p_scale = H.shape[0] * (K - 1) / C  # μ = λ·p/C, (5)
+        p_scale = y.size * (K - 1) / C  # μ = λ·p/C, (5)
         solver = p.solver
         if solver in ("fcd", "fcd+newton"):
-            res = fcd_solve(
-                H, y, C, self.w, cols, var_class, K, new,
+            res = fcd_solve(  # reads self.columns, FCD's own layout, not the (m, J) matrix ws.H
+                None, y, C, self.w, cols, var_class, K, new,
                 eps=p.eps, tau_max=p.tau_max, rule=p.rule,
                 seed=int(self.rng.integers(2**31 - 1)), columns=self.columns, mu0=self.mu,
             )  # fmt: skip
@@ -322,11 +322,11 @@ class ClasswiseExpLossMaster:
             w0 = w if solver == "fcd+newton" else self.w
             if solver == "lbfgsb":
                 sol = solve_classwise_lbfgsb(
-                    H, y, C, w0, cols, var_class, K,
+                    ws.H, y, C, w0, cols, var_class, K,
                     maxiter=p.lbfgs.maxiter, ftol=p.lbfgs.ftol, gtol=p.lbfgs.gtol,
                 )  # fmt: skip
             else:
-                sol = solve_classwise_newton(H, y, C, w0, cols, var_class, K, tol=p.newton_tol)
+                sol = solve_classwise_newton(ws.H, y, C, w0, cols, var_class, K, tol=p.newton_tol)
             w, objective, lam = sol.W, sol.objective, sol.lam
             self.mu = lam * p_scale
             stop, n_iter, violation = sol.stop_reason, sol.n_iter, sol.kkt

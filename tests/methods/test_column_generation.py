@@ -3,6 +3,8 @@ masks."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -259,3 +261,43 @@ def test_every_iterative_method_stops_for_a_shared_reason():
     assert set(reasons.values()) <= set(STOP_REASONS), reasons
     assert reasons["adaboost"] == reasons["adaboost_mh"] == "max_iter"
     assert reasons["exrm"] == reasons["psvm"] == "converged"
+
+
+def test_working_set_matrix_holds_every_added_column_in_order():
+    """Columns wait until H is read (±1 columns as int8); H is then the added columns, exactly,
+    whether read after every few adds or once at the end, across the buffer's growth."""
+    rng = np.random.default_rng(5)
+    m = 23
+    added = []
+    ws_often, ws_end = WorkingSet(m, None, PricingRule()), WorkingSet(m, None, PricingRule())
+    for j in range(75):
+        k = 1 + j % 2  # one or two picks at a time
+        columns = [
+            rng.choice([-1.0, 1.0], size=m) if (j + i) % 3 else rng.normal(size=m) * 1e3
+            for i in range(k)
+        ]
+        stump = Stump(0, 0.0, 1)  # the learners: only their count matters here
+        picks = [SimpleNamespace(column=c, learner=stump, candidate=None) for c in columns]
+        for ws in (ws_often, ws_end):
+            ws.add(picks, [0] * k)
+        added += columns
+        if j % 4 == 0:
+            np.testing.assert_array_equal(ws_often.H, np.column_stack(added))
+    for ws in (ws_often, ws_end):
+        assert ws.H.dtype == np.float64 and ws.n_columns == len(added)
+        np.testing.assert_array_equal(ws.H, np.column_stack(added))
+
+
+def test_classwise_coordinate_descent_never_builds_the_training_matrix(monkeypatch):
+    """MultiBoost_cw's FCD master reads its own column layout: the (m, J) matrix is not read."""
+    from kernbench.methods.multiboost_cw import MultiBoostCW
+
+    def refuse(self):
+        raise AssertionError("ws.H read")
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(60, 3))
+    y = np.argmax(X @ rng.normal(size=(3, 3)), axis=1)
+    monkeypatch.setattr(WorkingSet, "H", property(refuse))
+    est = MultiBoostCW(max_iter=15).fit(X, y)
+    assert est.n_iter_ > 1 and est.score(X, y) > 0.7
