@@ -133,8 +133,8 @@ reproduce: $(STAMP) ## all five papers: Lin & Li, CGENS, ExRM, MultiBoost_cw, CG
 reproduce-estimate: $(STAMP)
 	@echo "make reproduce at JOBS=2 on 2 cores, recorded (docs/papers/*.md, Run time):"
 	@echo "  reproduce-lin-li ~41 min, reproduce-cgens ~3 h 23 min, reproduce-exrm ~6 min,"
-	@echo "  reproduce-multiboost-cw ~1 h 9 min, reproduce-cgboost ~2 h (3.0 h of one core):"
-	@echo "  about 7 h 20 min in all from an empty results/ (docs/performance.md: where it goes)"
+	@echo "  reproduce-multiboost-cw ~48 min, reproduce-cgboost ~2 h (3.0 h of one core):"
+	@echo "  about 7 h in all from an empty results/ (docs/performance.md: where it goes)"
 	@for s in $(REPRO_SPECS); do \
 		if [ -f results/$$s/results.sqlite ]; then \
 			$(KB) status results/$$s --jobs $(JOBS) | grep -E "cells finished|^estimate|nothing remains" \
