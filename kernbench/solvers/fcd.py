@@ -242,7 +242,7 @@ def initial_mu(
 
 
 def fcd_solve(
-    H: np.ndarray,
+    H: np.ndarray | None,
     y_index: np.ndarray,
     C: float,
     w0: np.ndarray,
@@ -262,8 +262,9 @@ def fcd_solve(
 
     Parameters
     ----------
-    H : ndarray of shape (m, J)
-        ±1 learner columns on the training set (anything else raises ValueError).
+    H : ndarray of shape (m, J) or None
+        ±1 learner columns on the training set (anything else raises ValueError); None when
+        ``columns`` is given.
     y_index : ndarray of int, shape (m,)
         True class indices 0..K−1.
     C : float
@@ -299,6 +300,8 @@ def fcd_solve(
         raise ValueError(f"unknown FCD rule {rule!r}; expected one of {RULES}")
     y = np.asarray(y_index, dtype=np.int64)
     if columns is None:
+        if H is None:
+            raise ValueError("fcd_solve needs the columns: H, or their layout as `columns`")
         columns = SortedColumns(y, K)
         columns.append(H)
     order, y_sorted, HT = columns.order, columns.y_sorted, columns.HT

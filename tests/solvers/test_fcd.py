@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
-from kernbench.solvers.fcd import _step, fcd_solve, initial_mu
+from kernbench.solvers.fcd import SortedColumns, _step, fcd_solve, initial_mu
 from kernbench.solvers.multiclass_exp_loss import (
     classwise_objective,
     pricing_weights,
@@ -137,3 +137,16 @@ def test_columns_other_than_plus_minus_one_are_refused(exp_loss_problem):
         H2[3, 4] = bad
         with pytest.raises(ValueError, match="±1"):
             fcd_solve(H2, y, 10.0, np.zeros(vc.size), vc, vk, K)
+
+
+def test_columns_come_from_h_or_from_their_layout(exp_loss_problem):
+    """Given its SortedColumns, FCD does not read H (MultiBoost_cw passes None); with neither,
+    it says what is missing."""
+    H, y, vc, vk, K = exp_loss_problem()
+    columns = SortedColumns(y, K)
+    columns.append(H)
+    from_h = fcd_solve(H, y, 10.0, np.zeros(vc.size), vc, vk, K, seed=3)
+    from_layout = fcd_solve(None, y, 10.0, np.zeros(vc.size), vc, vk, K, seed=3, columns=columns)
+    np.testing.assert_array_equal(from_h.w, from_layout.w)
+    with pytest.raises(ValueError, match="needs the columns"):
+        fcd_solve(None, y, 10.0, np.zeros(vc.size), vc, vk, K)
