@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from kernbench.solvers.column_buffer import ColumnBuffer, is_sign_valued
 from kernbench.weak.base import ColumnSet, HypothesisSpace, Pick, WeakLearnerSpace
 from kernbench.weak.stumps import TIE_RTOL, SpaceExhaustedError, StumpSpace
 
@@ -181,9 +182,8 @@ class WorkingSet:
         group_sizes: Sequence[int] | None = None,
     ) -> None:
         self.space = space
-        self._H = np.empty((m, 32))
-        self._written = 0  # columns of _H filled; the rest wait in _pending until H is read
-        self._pending: list[np.ndarray] = []
+        self._matrix = ColumnBuffer(m, capacity=32)  # the columns written so far
+        self._pending: list[np.ndarray] = []  # the rest, until H is read
         self.n_columns = 0
         self.learners: list[Any] = []
         self.classes: list[int] = []
@@ -207,27 +207,17 @@ class WorkingSet:
         that never reads it (MultiBoost_cw's coordinate descent keeps its own layout) never pays
         for the strided writes of an (m, J) matrix that reaches m × 13 000 on letter.
         """
-        if self._pending:
-            self._write_pending()
-        return self._H[:, : self.n_columns]
-
-    def _write_pending(self) -> None:
-        m, n = self._H.shape[0], self.n_columns
-        if n > self._H.shape[1]:
-            grown = np.empty((m, max(2 * self._H.shape[1], n)))
-            grown[:, : self._written] = self._H[:, : self._written]
-            self._H = grown
-        for j, column in enumerate(self._pending, start=self._written):
-            self._H[:, j] = column  # ±1 columns kept as int8 are written exactly
-        self._written, self._pending = n, []
+        for column in self._pending:
+            self._matrix.append(column)  # int8 columns are written exactly
+        self._pending = []
+        return self._matrix.view()
 
     @staticmethod
     def _kept(column: np.ndarray) -> np.ndarray:
-        """A pending column: a ±1 column as int8 (an eighth of the memory), else a float copy."""
+        """A pending column: int8 when its entries are in {−1, 0, +1} (an eighth of the memory),
+        else a float copy."""
         column = np.asarray(column, dtype=np.float64)
-        if np.all(np.abs(column) == 1.0):
-            return column.astype(np.int8)
-        return column.copy()
+        return column.astype(np.int8) if is_sign_valued(column) else column.copy()
 
     def add(self, picks: Sequence[Pick], columns: Sequence[int]) -> None:
         """Append the picked learners; ``columns[i]``: the class whose working set gets pick i."""

@@ -47,3 +47,8 @@ class ColumnBuffer:
     def view(self) -> np.ndarray:
         """The stored columns, shape (m, J): a view, valid until the next append."""
         return self._data[:, : self._J]
+
+
+def is_sign_valued(H: np.ndarray) -> bool:
+    """All entries in {−1, 0, +1}: columns that int8 stores exactly (stumps, perceptrons)."""
+    return bool(np.all((H == 1.0) | (H == -1.0) | (H == 0.0)))

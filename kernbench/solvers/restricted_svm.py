@@ -42,6 +42,7 @@ from typing import Literal
 import numba
 import numpy as np
 
+from kernbench.solvers.column_buffer import is_sign_valued
 from kernbench.solvers.dual_cd import dcd_solve, dual_diagonal
 from kernbench.solvers.smo import (
     SMOSettings,
@@ -105,11 +106,6 @@ def _phi_rmatvec(Phi, J, u):  # pragma: no cover - numba
         for k in range(J):
             out[k] += ui * Phi[i, k]
     return out
-
-
-def _is_sign_valued(H: np.ndarray) -> bool:
-    """All entries in {−1, 0, +1}: the columns are stored exactly as int8."""
-    return bool(np.all((H == 1.0) | (H == -1.0) | (H == 0.0)))
 
 
 def _is_plus_minus_one(H: np.ndarray) -> bool:
@@ -245,7 +241,7 @@ class RestrictedLinearSVM:
             raise ValueError(f"column length {m} != number of samples {self.y.shape[0]}")
         dtype = self._Phi.dtype
         self._plus_minus_one = self._plus_minus_one and _is_plus_minus_one(H_new)
-        if dtype != np.float64 and not _is_sign_valued(H_new):
+        if dtype != np.float64 and not is_sign_valued(H_new):
             dtype = np.dtype(np.float64)
         if self._J + k > self._Phi.shape[1] or dtype != self._Phi.dtype:
             cap = self._Phi.shape[1]

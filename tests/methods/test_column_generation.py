@@ -264,8 +264,8 @@ def test_every_iterative_method_stops_for_a_shared_reason():
 
 
 def test_working_set_matrix_holds_every_added_column_in_order():
-    """Columns wait until H is read (±1 columns as int8); H is then the added columns, exactly,
-    whether read after every few adds or once at the end, across the buffer's growth."""
+    """Columns wait until H is read ({−1, 0, +1} columns as int8); H is then the added columns,
+    exactly, whether read after every few adds or once at the end, across the buffer's growth."""
     rng = np.random.default_rng(5)
     m = 23
     added = []
@@ -273,7 +273,7 @@ def test_working_set_matrix_holds_every_added_column_in_order():
     for j in range(75):
         k = 1 + j % 2  # one or two picks at a time
         columns = [
-            rng.choice([-1.0, 1.0], size=m) if (j + i) % 3 else rng.normal(size=m) * 1e3
+            rng.choice([-1.0, 0.0, 1.0], size=m) if (j + i) % 3 else rng.normal(size=m) * 1e3
             for i in range(k)
         ]
         stump = Stump(0, 0.0, 1)  # the learners: only their count matters here

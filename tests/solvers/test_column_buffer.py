@@ -1,6 +1,6 @@
 import numpy as np
 
-from kernbench.solvers.column_buffer import ColumnBuffer
+from kernbench.solvers.column_buffer import ColumnBuffer, is_sign_valued
 
 
 def test_appends_past_capacity_keep_every_column_in_order():
@@ -15,3 +15,10 @@ def test_appends_past_capacity_keep_every_column_in_order():
     assert buf.storage.flags.c_contiguous
     assert buf.storage.shape[1] >= 37
     np.testing.assert_array_equal(buf.storage[:, :37], np.column_stack(cols))
+
+
+def test_sign_valued_columns_are_those_int8_stores_exactly():
+    assert is_sign_valued(np.array([[1.0, -1.0], [0.0, 1.0]]))
+    assert is_sign_valued(np.zeros((3, 0)))
+    for bad in (0.5, 2.0, -1.0000001, np.nan):
+        assert not is_sign_valued(np.array([1.0, bad, -1.0]))
